@@ -1,0 +1,30 @@
+# commentbench: `make run` runs the main job on the embedded backend,
+# `make test` runs every test. Nothing but Go is needed.
+GO      ?= go
+BIN     := bin
+RUNDIR  := .data/run
+
+.PHONY: build run test bench fuzz clean
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+run: build
+	rm -rf $(RUNDIR)
+	$(BIN)/loadgen --data-dir $(RUNDIR) --layout seed --comments 20000 --products 100 --users 2000 --workers 4
+	$(BIN)/verify --data-dir $(RUNDIR) || true
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./store/... ./comments/...
+
+bench:
+	sh scripts/bench.sh
+
+# A short run of every fuzzer; CI runs their seed corpora inside `make test`.
+fuzz:
+	sh scripts/fuzz.sh 20s
+
+clean:
+	rm -rf $(BIN) .data

@@ -1,0 +1,92 @@
+package comments
+
+import (
+	"context"
+	"fmt"
+
+	"commentbench/keys"
+	"commentbench/model"
+	"commentbench/store"
+)
+
+// CreateUser stores u under its id.
+func (s *System) CreateUser(ctx context.Context, u model.User) error {
+	return s.putEntity(ctx, keys.User, u.ID, u)
+}
+
+// CreateSeller stores a seller under its id.
+func (s *System) CreateSeller(ctx context.Context, v model.Seller) error {
+	return s.putEntity(ctx, keys.Seller, v.ID, v)
+}
+
+// CreateProduct stores a product under its id.
+func (s *System) CreateProduct(ctx context.Context, p model.Product) error {
+	return s.putEntity(ctx, keys.Product, p.ID, p)
+}
+
+// CreateOrder stores an order under its id.
+func (s *System) CreateOrder(ctx context.Context, o model.Order) error {
+	return s.putEntity(ctx, keys.Order, o.ID, o)
+}
+
+// Order reads an order; found is false when there is none.
+func (s *System) Order(ctx context.Context, id string) (o model.Order, found bool, err error) {
+	return getEntity[model.Order](ctx, s, keys.Order, id)
+}
+
+// Comment reads the comment of (orderID, productID).
+func (s *System) Comment(ctx context.Context, orderID, productID string) (model.Comment, bool, error) {
+	k, err := keys.CommentKey(orderID, productID)
+	if err != nil {
+		return model.Comment{}, false, err
+	}
+	row, err := s.st.Get(ctx, keys.Comment, k)
+	if err != nil {
+		return model.Comment{}, false, fmt.Errorf("get %s: %w", keys.Comment, err)
+	}
+	return decodeRow[model.Comment](s.codec, keys.Comment, row)
+}
+
+func (s *System) putEntity(ctx context.Context, table, id string, v any) error {
+	k, err := keys.EntityKey(id)
+	if err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	val, err := s.codec.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := s.st.Mutate(ctx, table, store.Put(k, cell(val))); err != nil {
+		return fmt.Errorf("put %s %s: %w", table, id, err)
+	}
+	return nil
+}
+
+func getEntity[T any](ctx context.Context, s *System, table, id string) (T, bool, error) {
+	var zero T
+	k, err := keys.EntityKey(id)
+	if err != nil {
+		return zero, false, fmt.Errorf("%s: %w", table, err)
+	}
+	row, err := s.st.Get(ctx, table, k)
+	if err != nil {
+		return zero, false, fmt.Errorf("get %s %s: %w", table, id, err)
+	}
+	return decodeRow[T](s.codec, table, row)
+}
+
+// decodeRow decodes a row's value; a missing row is not an error.
+func decodeRow[T any](c model.Codec, table string, row store.Row) (T, bool, error) {
+	var zero T
+	val, ok := row.Value(keys.Qualifier)
+	if !ok {
+		return zero, false, nil
+	}
+	v, err := model.Decode[T](c, val)
+	if err != nil {
+		return zero, true, fmt.Errorf("%s row %q: %w", table, row.Key, err)
+	}
+	return v, true, nil
+}
+
+func cell(val []byte) store.Cell { return store.Cell{Qualifier: keys.Qualifier, Value: val} }

@@ -1,0 +1,156 @@
+package comments
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"commentbench/keys"
+	"commentbench/store"
+)
+
+// UpsertRanks writes commentKeys as ranks 1..n of a product, then deletes
+// the ranks beyond n that a longer earlier ranking left (unless the System
+// keeps the seed's stale ranks). The writes are per row, not atomic: a
+// reader can see a ranking half replaced, as on HBase.
+func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys [][]byte) error {
+	if len(commentKeys) > keys.MaxRank {
+		return fmt.Errorf("rank upsert %s: %d comments: want at most %d", productID, len(commentKeys), keys.MaxRank)
+	}
+	muts := make([]store.Mutation, 0, keys.MaxRank)
+	for i, ck := range commentKeys {
+		k, err := s.layout.RankKey(productID, i+1)
+		if err != nil {
+			return fmt.Errorf("rank upsert: %w", err)
+		}
+		muts = append(muts, store.Put(k, cell(ck)))
+	}
+	if !s.stale {
+		stale, err := s.ranksAbove(ctx, productID, len(commentKeys))
+		if err != nil {
+			return err
+		}
+		muts = append(muts, stale...)
+	}
+	if len(muts) == 0 {
+		return nil
+	}
+	if err := s.st.Mutate(ctx, keys.ProductRank, muts...); err != nil {
+		return fmt.Errorf("rank upsert %s: %w", productID, err)
+	}
+	return nil
+}
+
+// ranksAbove returns deletes for a product's existing ranks above n. It
+// reads first so that a job run leaves no delete markers for ranks that
+// never existed.
+func (s *System) ranksAbove(ctx context.Context, productID string, n int) ([]store.Mutation, error) {
+	prefix, err := s.layout.RankPrefix(productID)
+	if err != nil {
+		return nil, fmt.Errorf("rank upsert: %w", err)
+	}
+	var dels []store.Mutation
+	sc := store.Scan{Start: prefix, Stop: store.PrefixEnd(prefix)}
+	_, err = s.st.Scan(ctx, keys.ProductRank, sc, func(r store.Row) bool {
+		if k, derr := s.layout.Decode(keys.ProductRank, r.Key); derr != nil || k.Rank > n {
+			dels = append(dels, store.Delete(r.Key))
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank upsert: scan %s: %w", keys.ProductRank, err)
+	}
+	return dels, nil
+}
+
+// Candidate is a comment as the ranking job scores it.
+type Candidate struct {
+	CommentKey []byte
+	ContentLen int
+	Timestamp  int64
+}
+
+// Better is the ranking job's score: longer content first (UTF-8 bytes as
+// the index key recorded it at write time, so an edit does not re-rank),
+// then the newer comment, then the smaller comment key so ties are
+// deterministic. Both fields come from the product-comment key itself, so
+// the job reads one index scan per product and no comment rows.
+func Better(a, b Candidate) bool {
+	if a.ContentLen != b.ContentLen {
+		return a.ContentLen > b.ContentLen
+	}
+	if a.Timestamp != b.Timestamp {
+		return a.Timestamp > b.Timestamp
+	}
+	return bytes.Compare(a.CommentKey, b.CommentKey) < 0
+}
+
+// JobStats is what one ranking job run did.
+type JobStats struct {
+	Products    int
+	RowsScanned int64
+	Ranked      int // rank rows written
+}
+
+// RankJob is the batch job: for each product, pick its MaxRank best
+// comments by Better and upsert them as its ranking. It streams each
+// listing and keeps only the current best, so a hot product's million
+// comments cost one scan, not memory.
+func (s *System) RankJob(ctx context.Context, productIDs []string) (JobStats, error) {
+	var st JobStats
+	for _, pid := range productIDs {
+		best, m, err := s.bestComments(ctx, pid)
+		st.RowsScanned += m.RowsScanned
+		if err != nil {
+			return st, err
+		}
+		ck := make([][]byte, len(best))
+		for i, c := range best {
+			ck[i] = c.CommentKey
+		}
+		if err := s.UpsertRanks(ctx, pid, ck); err != nil {
+			return st, err
+		}
+		st.Products++
+		st.Ranked += len(ck)
+	}
+	return st, nil
+}
+
+func (s *System) bestComments(ctx context.Context, productID string) ([]Candidate, store.ScanMetrics, error) {
+	prefix, err := s.layout.ProductCommentPrefix(productID)
+	if err != nil {
+		return nil, store.ScanMetrics{}, fmt.Errorf("rank job: %w", err)
+	}
+	best := make([]Candidate, 0, keys.MaxRank+1)
+	var derr error
+	sc := store.Scan{Start: prefix, Stop: store.PrefixEnd(prefix)}
+	m, err := s.st.Scan(ctx, keys.ProductComment, sc, func(r store.Row) bool {
+		k, err := s.layout.Decode(keys.ProductComment, r.Key)
+		if err != nil {
+			derr = err
+			return false
+		}
+		v, _ := r.Value(keys.Qualifier)
+		c := Candidate{CommentKey: v, ContentLen: k.ContentLen, Timestamp: k.Timestamp}
+		i, _ := slices.BinarySearchFunc(best, c, func(a, b Candidate) int {
+			if Better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		if i < keys.MaxRank {
+			best = slices.Insert(best, i, c)
+			best = best[:min(len(best), keys.MaxRank)]
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, m, fmt.Errorf("rank job %s: scan %s: %w", productID, keys.ProductComment, err)
+	}
+	return best, m, nil
+}

@@ -1,0 +1,93 @@
+// Package model holds the seed's five entities and the codec that turns them
+// into the bytes stored in a row's value.
+//
+// It owns the field names on the wire (the seed's JSON, as its Jackson
+// mapper writes them) and must not know row keys, tables or storage.
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// User is a shopper.
+type User struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Nickname string `json:"nickname"`
+}
+
+// Seller sells products.
+type Seller struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// Product is what comments are left on. Content is rich content (images),
+// hence bytes: JSON carries it as base64, as Jackson does for byte[].
+type Product struct {
+	ID        string `json:"id"`
+	SellerID  string `json:"sellerId"`
+	Content   []byte `json:"content"`
+	CreatedAt int64  `json:"createdAt"`
+	UpdatedAt int64  `json:"updatedAt"`
+}
+
+// Order is what entitles a user to comment: no order, no comment.
+type Order struct {
+	ID     string `json:"id"`
+	UserID string `json:"userId"`
+}
+
+// Comment has no id of its own: (OrderID, ProductID) identifies it.
+//
+// The seed's Java field is `isEdited`; with Lombok's getter Jackson would name
+// it "edited", but the schema names the field, so the wire name is the field's.
+type Comment struct {
+	OrderID   string `json:"orderId"`
+	ProductID string `json:"productId"`
+	UserID    string `json:"userId"`
+	Content   string `json:"content"`
+	Timestamp int64  `json:"timestamp"`
+	IsEdited  bool   `json:"isEdited"`
+}
+
+// ContentLen is the content's length in UTF-8 bytes, the length the
+// product-comment key orders by (not the character count).
+func (c Comment) ContentLen() int { return len(c.Content) }
+
+// Codec serializes entities into row values.
+type Codec interface {
+	Name() string
+	Marshal(v any) ([]byte, error)
+	Unmarshal(data []byte, v any) error
+}
+
+// JSON is the seed's codec.
+var JSON Codec = jsonCodec{}
+
+type jsonCodec struct{}
+
+func (jsonCodec) Name() string { return "json" }
+
+func (jsonCodec) Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return b, nil
+}
+
+func (jsonCodec) Unmarshal(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode %T: %w", v, err)
+	}
+	return nil
+}
+
+// Decode unmarshals data into a new T.
+func Decode[T any](c Codec, data []byte) (T, error) {
+	var v T
+	err := c.Unmarshal(data, &v)
+	return v, err
+}

@@ -1,0 +1,354 @@
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"commentbench/store"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configure an Engine. Zero values take the defaults noted.
+type Options struct {
+	// Dir is the data directory; "" keeps everything in memory (tests).
+	Dir string
+	// CreateIfMissing lets Open create a new data dir when Dir is missing or
+	// empty. Without it Open only opens an existing engine data dir, which is
+	// what a reader such as the verify tool wants.
+	CreateIfMissing bool
+	// Servers is the number of simulated region servers, "rs1".."rsN";
+	// default 3.
+	Servers int
+	// InitialSplitSize is the split size of a region whose table has exactly
+	// one region on that region's server (HBase 2.x SteppingSplitPolicy:
+	// 2 x flush size = 256 MB); scaled down, default 1 MiB.
+	InitialSplitSize int64
+	// MaxRegionSize is the split size otherwise (hbase.hregion.max.filesize,
+	// 10 GB); scaled down, default 16 MiB.
+	MaxRegionSize int64
+	// DisableSplits turns automatic splits off (SplitRegion still works).
+	DisableSplits bool
+	// Now is the clock in ms, used for cell timestamps and region ids;
+	// default time.Now().UnixMilli(). It must be safe for concurrent use.
+	Now func() int64
+}
+
+func (o *Options) setDefaults() {
+	if o.Servers <= 0 {
+		o.Servers = 3
+	}
+	if o.InitialSplitSize <= 0 {
+		o.InitialSplitSize = 1 << 20
+	}
+	if o.MaxRegionSize <= 0 {
+		o.MaxRegionSize = 16 << 20
+	}
+	if o.Now == nil {
+		o.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+}
+
+// ErrNotDataDir is returned (wrapped, naming the directory) when Open is
+// pointed at a directory that is not an engine data dir.
+var ErrNotDataDir = errors.New("not an engine data dir")
+
+// lockStripes is the number of row-lock stripes (a power of two).
+const lockStripes = 1024
+
+// Engine is an HBase-shaped store in the process, on Pebble.
+type Engine struct {
+	opts    Options
+	db      *pebble.DB
+	servers []string
+
+	// inflight counts operations using the DB; closing turns new ones away
+	// (see acquire). Unlike a RWMutex, an operation may nest another (a Get
+	// inside a Scan callback) without risking a deadlock against Close.
+	inflight  atomic.Int64
+	closing   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+
+	// tables is a copy-on-write map name -> table, swapped under adminMu.
+	tables atomic.Pointer[map[string]*table]
+
+	// adminMu serialises everything that changes metadata: create, drop,
+	// split, move, balance. The fields below it are guarded by it.
+	adminMu      sync.Mutex
+	nextTableID  uint64
+	lastRegionID uint64
+	roundRobin   uint64
+
+	rowLocks [lockStripes]paddedMutex
+	seed     maphash.Seed
+
+	changeMu   sync.Mutex
+	changeCh   chan struct{}
+	generation uint64
+
+	splitKick    chan struct{}
+	idleReq      chan chan struct{}
+	stop         chan struct{}
+	stopOnce     sync.Once
+	splitterDone chan struct{}
+	bgErrs       splitErrs
+
+	testAfterCheck func() // test hook inside CheckAndPut's critical section
+}
+
+// paddedMutex keeps stripes on separate cache lines.
+type paddedMutex struct {
+	sync.Mutex
+	_ [56]byte
+}
+
+var _ store.Store = (*Engine)(nil)
+
+// pebbleOptions is the Pebble setup the engine runs on; the raw-Pebble
+// benchmark uses it too so that the two compare like for like.
+func pebbleOptions(fs vfs.FS) *pebble.Options {
+	return &pebble.Options{
+		FS:                 fs,
+		FormatMajorVersion: pebble.FormatNewest,
+		// A load-test store is read hard; Pebble's 8 MB default block
+		// cache makes every point read decompress a block.
+		CacheSize: 64 << 20,
+		Logger:    quietLogger{},
+	}
+}
+
+// quietLogger drops Pebble's informational chatter but keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...interface{}) {}
+func (quietLogger) Errorf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+}
+func (quietLogger) Fatalf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// Open opens (or, with CreateIfMissing or in memory, creates) an engine.
+func Open(opts Options) (*Engine, error) {
+	opts.setDefaults()
+	db, err := openDB(opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		opts:         opts,
+		db:           db,
+		seed:         maphash.MakeSeed(),
+		changeCh:     make(chan struct{}),
+		splitKick:    make(chan struct{}, 1),
+		idleReq:      make(chan chan struct{}),
+		stop:         make(chan struct{}),
+		splitterDone: make(chan struct{}),
+	}
+	for i := 1; i <= opts.Servers; i++ {
+		e.servers = append(e.servers, fmt.Sprintf("rs%d", i))
+	}
+	if err := e.loadMeta(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %q: %w", opts.Dir, err)
+	}
+	if err := e.adoptOrphans(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %q: %w", opts.Dir, err)
+	}
+	go e.splitter()
+	e.kickSplitter() // regions may have been left over-size by the last run
+	return e, nil
+}
+
+// openDB opens the Pebble DB and checks, or for a new dir writes, the
+// engine format marker.
+func openDB(opts Options) (*pebble.DB, error) {
+	fs, dir := vfs.Default, opts.Dir
+	create := opts.CreateIfMissing
+	if dir == "" {
+		fs, dir, create = vfs.NewMem(), "engine", true
+	} else {
+		entries, err := os.ReadDir(dir)
+		switch {
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+		case len(entries) > 0 && !hasPebbleManifest(entries):
+			// Checked before Pebble sees the dir: even a failed pebble.Open
+			// leaves a LOCK file behind.
+			return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
+		case len(entries) > 0:
+			create = false // never create a DB inside a non-empty directory
+		case !create:
+			return nil, fmt.Errorf("embedded: open %q: %w (missing or empty; set CreateIfMissing to create one)", dir, ErrNotDataDir)
+		}
+	}
+	po := pebbleOptions(fs)
+	po.ErrorIfNotExists = !create
+	db, err := pebble.Open(dir, po)
+	if errors.Is(err, pebble.ErrDBDoesNotExist) {
+		return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+	}
+	v, closer, err := db.Get(keyFormat)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound) && create:
+		// A fresh DB: only a brand-new one may be claimed, so check it is empty.
+		it, ierr := db.NewIter(nil)
+		if ierr == nil {
+			if it.First() {
+				ierr = fmt.Errorf("embedded: open %q: %w (a Pebble DB without the engine marker)", dir, ErrNotDataDir)
+			}
+			it.Close()
+		}
+		if ierr == nil {
+			ierr = db.Set(keyFormat, []byte(formatMarker), pebble.Sync)
+		}
+		if ierr != nil {
+			db.Close()
+			return nil, ierr
+		}
+		return db, nil
+	case errors.Is(err, pebble.ErrNotFound):
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %q: %w (a Pebble DB without the engine marker)", dir, ErrNotDataDir)
+	case err != nil:
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+	}
+	got := string(v)
+	closer.Close()
+	if got != formatMarker {
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %q: %w (format %q, want %q)", dir, ErrNotDataDir, got, formatMarker)
+	}
+	return db, nil
+}
+
+// hasPebbleManifest reports whether a directory listing has a Pebble
+// manifest, the file every Pebble DB has.
+func hasPebbleManifest(entries []os.DirEntry) bool {
+	for _, d := range entries {
+		if strings.HasPrefix(d.Name(), "MANIFEST-") {
+			return true
+		}
+	}
+	return false
+}
+
+// adoptOrphans reassigns regions whose server is not in this run's server
+// list (the engine was reopened with fewer servers), round-robin.
+func (e *Engine) adoptOrphans() error {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
+	for _, t := range e.sortedTables() {
+		for _, r := range t.routing.Load().regions {
+			if e.isServer(r.info.Server) {
+				continue
+			}
+			if err := e.moveLocked(r, e.nextServer()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) isServer(s string) bool {
+	for _, x := range e.servers {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops the splitter, records region sizes, flushes and closes the
+// DB. It waits for operations in flight, so it must not be called from
+// inside a Scan callback. Calling it again returns the first call's result.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.stopOnce.Do(func() { close(e.stop) })
+		<-e.splitterDone
+		e.closing.Store(true)
+		for e.inflight.Load() != 0 {
+			time.Sleep(time.Millisecond) // Close is rare; polling keeps acquire lock-free
+		}
+		var errs []error
+		b := e.db.NewBatch()
+		for _, t := range e.sortedTables() {
+			for _, r := range t.routing.Load().regions {
+				putRegionRecord(b, r)
+			}
+		}
+		errs = append(errs, b.Commit(pebble.Sync), b.Close())
+		errs = append(errs, e.db.Flush(), e.db.Close())
+		if err := errors.Join(errs...); err != nil {
+			e.closeErr = fmt.Errorf("embedded: close: %w", err)
+		}
+	})
+	return e.closeErr
+}
+
+// acquire admits an operation unless the engine is closing; pair with
+// release. The count is raised before closing is read, and Close sets
+// closing before it reads the count, so either the operation sees closing
+// or Close sees the operation and waits for it.
+func (e *Engine) acquire() error {
+	e.inflight.Add(1)
+	if e.closing.Load() {
+		e.inflight.Add(-1)
+		return fmt.Errorf("embedded: %w", store.ErrClosed)
+	}
+	return nil
+}
+
+func (e *Engine) release() { e.inflight.Add(-1) }
+
+// table looks a table up by name.
+func (e *Engine) table(name string) (*table, error) {
+	if t, ok := (*e.tables.Load())[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("embedded: %w: %q", store.ErrTableNotFound, name)
+}
+
+func (e *Engine) sortedTables() []*table {
+	m := *e.tables.Load()
+	out := make([]*table, 0, len(m))
+	for _, t := range m {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// now is the engine clock in ms.
+func (e *Engine) now() int64 { return e.opts.Now() }
+
+// newRegionID issues a region id: the clock, but strictly above every id
+// issued before (and above floor, a parent's id). Callers hold adminMu.
+func (e *Engine) newRegionID(floor uint64) uint64 {
+	id := max(uint64(max(e.now(), 0)), e.lastRegionID+1, floor+1)
+	e.lastRegionID = id
+	return id
+}
+
+// nextServer is the round-robin assignment. Callers hold adminMu.
+func (e *Engine) nextServer() string {
+	s := e.servers[e.roundRobin%uint64(len(e.servers))]
+	e.roundRobin++
+	return s
+}

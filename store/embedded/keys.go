@@ -1,0 +1,224 @@
+package embedded
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Key layout.
+//
+// Everything the engine keeps lives in one Pebble keyspace. The first byte of
+// a key says which part of the engine owns it, so that the data of all tables
+// sorts after the engine's own records and a data scan never meets them.
+//
+//	engine record:  0x01 name                       format marker and id counters
+//	table record:   0x02 tableName                  one per table (id, family)
+//	region record:  0x03 tableID(8) startKey        one per region: our hbase:meta
+//	data:           0x10 tableID(8) row* fam kind [qualifier*] ^ts(8)
+//
+// (* = escaped and terminated, see appendEscaped.) tableID is big-endian so
+// that a table's data is one contiguous range and the next id bounds it.
+// Inside a table, keys sort by row, then family, then kind, then qualifier,
+// then timestamp descending (^ts), which is HBase's cell order: a reader
+// walking forward meets a row's delete-family markers before its cells, and
+// each qualifier's newest version first.
+const (
+	spaceEngine byte = 0x01
+	spaceTable  byte = 0x02
+	spaceRegion byte = 0x03
+	spaceData   byte = 0x10
+)
+
+// Kinds of data entry, in the order a row stores them.
+const (
+	// kindDeleteFamily is HBase's DeleteFamily marker: it hides every cell
+	// of its family with ts <= the marker's ts. Its value is empty.
+	kindDeleteFamily byte = 0x00
+	// kindPut is a cell; its key carries the qualifier, its value the value.
+	kindPut byte = 0x01
+)
+
+// familyIndex is the family byte of every cell. A table has one family today;
+// the byte exists so a later multi-family table does not need a new layout.
+const familyIndex byte = 0
+
+const (
+	tablePrefixLen = 1 + 8 // spaceData + tableID
+	tsLen          = 8
+)
+
+// Escaping for variable-length parts (row, qualifier): 0x00 becomes 0x00 0xFF
+// and the part ends with 0x00 0x01. The terminator sorts below any escaped
+// byte, so "a" < "a\x00" < "ab" holds for the encodings too, and no encoded
+// part is a prefix of another: byte order of keys equals (row, qualifier)
+// order.
+const (
+	escByte  byte = 0x00
+	escZero  byte = 0xFF
+	escTerm  byte = 0x01
+	termSize      = 2
+)
+
+var errCorruptKey = errors.New("embedded: corrupt data key")
+
+func appendEscaped(dst, b []byte) []byte {
+	for {
+		i := bytes.IndexByte(b, escByte)
+		if i < 0 {
+			dst = append(dst, b...)
+			break
+		}
+		dst = append(dst, b[:i]...)
+		dst = append(dst, escByte, escZero)
+		b = b[i+1:]
+	}
+	return append(dst, escByte, escTerm)
+}
+
+// escapedLen returns the length of the escaped, terminated part at the start
+// of b (terminator included), or -1 if b holds no complete part.
+func escapedLen(b []byte) int {
+	i := 0
+	for {
+		j := bytes.IndexByte(b[i:], escByte)
+		if j < 0 || i+j+1 >= len(b) {
+			return -1
+		}
+		i += j
+		switch b[i+1] {
+		case escTerm:
+			return i + termSize
+		case escZero:
+			i += 2
+		default:
+			return -1
+		}
+	}
+}
+
+// unescape appends to dst the raw bytes of an escaped part (terminator
+// included or not; it stops at the terminator).
+func unescape(dst, esc []byte) []byte {
+	for {
+		i := bytes.IndexByte(esc, escByte)
+		if i < 0 || i+1 >= len(esc) {
+			return append(dst, esc...)
+		}
+		dst = append(dst, esc[:i]...)
+		if esc[i+1] == escTerm {
+			return dst
+		}
+		dst = append(dst, escByte)
+		esc = esc[i+2:]
+	}
+}
+
+func appendUint64(dst []byte, v uint64) []byte {
+	return binary.BigEndian.AppendUint64(dst, v)
+}
+
+// tableStart and tableEnd bound every data key of a table.
+func tableStart(id uint64) []byte { return appendUint64([]byte{spaceData}, id) }
+func tableEnd(id uint64) []byte   { return appendUint64([]byte{spaceData}, id+1) }
+
+// appendRowPrefix appends the part every data key of row starts with. It is
+// also the smallest key of the row, so it serves as an inclusive lower bound
+// for "rows >= row" and an exclusive upper bound for "rows < row".
+func appendRowPrefix(dst []byte, tableID uint64, row []byte) []byte {
+	dst = append(dst, spaceData)
+	dst = appendUint64(dst, tableID)
+	return appendEscaped(dst, row)
+}
+
+// rowPrefixEnd is the smallest key above every key of row: an exclusive upper
+// bound for "rows <= row". The terminator's last byte (0x01) becomes 0x02,
+// which is still below the 0xFF of any longer row's escaped zero.
+func rowPrefixEnd(tableID uint64, row []byte) []byte {
+	k := appendRowPrefix(nil, tableID, row)
+	k[len(k)-1]++
+	return k
+}
+
+// rowBound is the lower data bound of the rows >= row in a table; the empty
+// row (a region's open start) is the table's start.
+func rowBound(tableID uint64, row []byte) []byte {
+	if len(row) == 0 {
+		return tableStart(tableID)
+	}
+	return appendRowPrefix(nil, tableID, row)
+}
+
+// regionDataBounds are the data bounds of the key range [start, end) of a
+// table, end nil meaning the table's end.
+func regionDataBounds(tableID uint64, start, end []byte) (lower, upper []byte) {
+	lower = rowBound(tableID, start)
+	if end == nil {
+		return lower, tableEnd(tableID)
+	}
+	return lower, rowBound(tableID, end)
+}
+
+func appendTs(dst []byte, ts int64) []byte { return appendUint64(dst, ^uint64(ts)) }
+
+// keyTs reads the timestamp every data key ends with.
+func keyTs(k []byte) int64 { return int64(^binary.BigEndian.Uint64(k[len(k)-tsLen:])) }
+
+// appendCellKey appends the key of cell (row, qualifier, ts).
+func appendCellKey(dst []byte, tableID uint64, row, qualifier []byte, ts int64) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst = append(dst, familyIndex, kindPut)
+	dst = appendEscaped(dst, qualifier)
+	return appendTs(dst, ts)
+}
+
+// appendMarkerKey appends the key of row's delete-family marker at ts.
+func appendMarkerKey(dst []byte, tableID uint64, row []byte, ts int64) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst = append(dst, familyIndex, kindDeleteFamily)
+	return appendTs(dst, ts)
+}
+
+// rowPrefixLen returns the length of the table-and-row part of data key k.
+func rowPrefixLen(k []byte) (int, error) {
+	if len(k) < tablePrefixLen || k[0] != spaceData {
+		return 0, fmt.Errorf("%w: %q", errCorruptKey, k)
+	}
+	n := escapedLen(k[tablePrefixLen:])
+	if n < 0 {
+		return 0, fmt.Errorf("%w: %q", errCorruptKey, k)
+	}
+	return tablePrefixLen + n, nil
+}
+
+// entry is a data key taken apart (the slices alias the key).
+type entry struct {
+	family    byte
+	kind      byte
+	qualifier []byte // escaped, terminator included; nil for markers
+	ts        int64
+}
+
+// parseEntry parses the part of a data key after its row prefix.
+func parseEntry(rest []byte) (entry, error) {
+	if len(rest) < 2+tsLen {
+		return entry{}, fmt.Errorf("%w: short entry %q", errCorruptKey, rest)
+	}
+	e := entry{family: rest[0], kind: rest[1], ts: keyTs(rest)}
+	switch e.kind {
+	case kindDeleteFamily:
+		if len(rest) != 2+tsLen {
+			return entry{}, fmt.Errorf("%w: marker %q", errCorruptKey, rest)
+		}
+	case kindPut:
+		q := rest[2 : len(rest)-tsLen]
+		if escapedLen(q) != len(q) {
+			return entry{}, fmt.Errorf("%w: qualifier %q", errCorruptKey, rest)
+		}
+		e.qualifier = q
+	default:
+		return entry{}, fmt.Errorf("%w: kind %#x", errCorruptKey, e.kind)
+	}
+	return e, nil
+}

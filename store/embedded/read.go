@@ -1,0 +1,450 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"commentbench/store"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Read path.
+//
+// Every read walks Pebble keys in a row's order: delete-family markers, then
+// for each qualifier its versions newest first (see keys.go). A version is
+// visible when it is newer than the newest marker and inside the read's time
+// range; readOpts keep the version count and time range as parameters
+// because the HBase test server will pass them through, while the
+// store.Store methods read the newest version only.
+
+// readOpts select versions as an HBase Get/Scan's max_versions and
+// time_range [minTs, maxTs) do.
+type readOpts struct {
+	maxVersions  int
+	minTs, maxTs int64
+}
+
+var latestOnly = readOpts{maxVersions: 1, minTs: 0, maxTs: math.MaxInt64}
+
+// cellRef locates a cell's qualifier and value in a rowBuf's arena.
+type cellRef struct {
+	q0, q1, v1 int // qualifier arena[q0:q1], value arena[q1:v1]
+	ts         int64
+}
+
+// rowBuf holds one row read from an iterator. Its buffers are reused from
+// row to row, so a scan allocates only for the rows it hands out.
+type rowBuf struct {
+	prefix   []byte // the row's encoded key prefix
+	row      []byte // the raw row key
+	arena    []byte
+	cells    []cellRef
+	prevQual []byte
+}
+
+// read consumes the row at the iterator's position (which must be valid and
+// on the row's first key) and leaves the iterator on the next row's first
+// key, or invalid.
+func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
+	k := it.Key()
+	pl, err := rowPrefixLen(k)
+	if err != nil {
+		return err
+	}
+	rb.prefix = append(rb.prefix[:0], k[:pl]...)
+	rb.row = unescape(rb.row[:0], k[tablePrefixLen:pl])
+	rb.arena, rb.cells = rb.arena[:0], rb.cells[:0]
+
+	family, marker := -1, int64(-1)
+	havePrev, versions := false, 0
+	for valid := true; valid; valid = it.Next() {
+		k = it.Key()
+		if !bytes.HasPrefix(k, rb.prefix) {
+			break
+		}
+		en, err := parseEntry(k[pl:])
+		if err != nil {
+			return err
+		}
+		if int(en.family) != family {
+			family, marker, havePrev = int(en.family), -1, false
+		}
+		if en.kind == kindDeleteFamily {
+			marker = max(marker, en.ts)
+			continue
+		}
+		if !havePrev || !bytes.Equal(en.qualifier, rb.prevQual) {
+			rb.prevQual = append(rb.prevQual[:0], en.qualifier...)
+			havePrev, versions = true, 0
+		}
+		if en.ts <= marker || en.ts < ro.minTs || en.ts >= ro.maxTs || versions >= ro.maxVersions {
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		versions++
+		q0 := len(rb.arena)
+		rb.arena = unescape(rb.arena, en.qualifier)
+		q1 := len(rb.arena)
+		rb.arena = append(rb.arena, v...)
+		rb.cells = append(rb.cells, cellRef{q0: q0, q1: q1, v1: len(rb.arena), ts: en.ts})
+	}
+	return it.Error()
+}
+
+// found reports whether the row has visible cells: in HBase a row with
+// none does not exist.
+func (rb *rowBuf) found() bool { return len(rb.cells) > 0 }
+
+// bytesOut is what handing the row out costs: row key plus each cell's
+// qualifier and value.
+func (rb *rowBuf) bytesOut() uint64 {
+	return uint64(len(rb.row)*len(rb.cells) + len(rb.arena))
+}
+
+// value returns the newest visible value of qualifier q.
+func (rb *rowBuf) value(q []byte) ([]byte, bool) {
+	for _, c := range rb.cells {
+		if bytes.Equal(rb.arena[c.q0:c.q1], q) {
+			return rb.arena[c.q1:c.v1], true
+		}
+	}
+	return nil, false
+}
+
+// materialize copies the row out into memory the caller owns (two
+// allocations: one for all bytes, one for the cells).
+func (rb *rowBuf) materialize() store.Row {
+	n := len(rb.row)
+	buf := make([]byte, n+len(rb.arena))
+	copy(buf, rb.row)
+	copy(buf[n:], rb.arena)
+	row := store.Row{Key: buf[:n:n], Cells: make([]store.Cell, len(rb.cells))}
+	for i, c := range rb.cells {
+		q0, q1, v1 := n+c.q0, n+c.q1, n+c.v1
+		row.Cells[i] = store.Cell{Qualifier: buf[q0:q1:q1], Value: buf[q1:v1:v1], Timestamp: c.ts}
+	}
+	return row
+}
+
+// readOneRow reads row into rb and reports whether it has visible cells.
+func (e *Engine) readOneRow(t *table, row []byte, ro readOpts, rb *rowBuf) (bool, error) {
+	lower := appendRowPrefix(nil, t.id, row)
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: rowPrefixEnd(t.id, row)})
+	if err != nil {
+		return false, err
+	}
+	rb.cells = rb.cells[:0]
+	if it.First() {
+		err = rb.read(it, ro)
+	}
+	if err = errors.Join(err, it.Error(), it.Close()); err != nil {
+		return false, fmt.Errorf("embedded: read row %q: %w", row, err)
+	}
+	return rb.found(), nil
+}
+
+func checkRowKey(row []byte) error {
+	if len(row) == 0 {
+		return fmt.Errorf("embedded: %w: empty row key", store.ErrInvalid)
+	}
+	return nil
+}
+
+// Get implements store.Store. It costs the row's region one read request,
+// and a scanned row and its bytes when the row exists.
+func (e *Engine) Get(ctx context.Context, tableName string, row []byte) (store.Row, error) {
+	rows, err := e.BatchGet(ctx, tableName, [][]byte{row})
+	if err != nil {
+		return store.Row{}, err
+	}
+	return rows[0], nil
+}
+
+// BatchGet implements store.Store: one Row per key, in request order, a
+// missing row as its key with no cells. All rows come from one consistent
+// snapshot (one Pebble iterator).
+func (e *Engine) BatchGet(ctx context.Context, tableName string, rows [][]byte) ([]store.Row, error) {
+	for _, r := range rows {
+		if err := checkRowKey(r); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := e.acquire(); err != nil {
+		return nil, err
+	}
+	defer e.release()
+	t, err := e.table(tableName)
+	if err != nil {
+		return nil, err
+	}
+	return e.batchGet(t, rows, latestOnly)
+}
+
+func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts) ([]store.Row, error) {
+	var lower, upper []byte
+	if len(rows) == 1 { // the common Get: bound the iterator to the row
+		lower, upper = appendRowPrefix(nil, t.id, rows[0]), rowPrefixEnd(t.id, rows[0])
+	} else {
+		lower, upper = tableStart(t.id), tableEnd(t.id)
+	}
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	rt := t.routing.Load()
+	out := make([]store.Row, len(rows))
+	var rb rowBuf
+	var seek []byte
+	for i, row := range rows {
+		r := rt.find(row)
+		r.stats.readRequests.Add(1)
+		seek = appendRowPrefix(seek[:0], t.id, row)
+		rb.cells = rb.cells[:0]
+		if it.SeekGE(seek) && bytes.HasPrefix(it.Key(), seek) {
+			if err := rb.read(it, ro); err != nil {
+				return nil, fmt.Errorf("embedded: get %q: %w", row, err)
+			}
+		}
+		if !rb.found() {
+			out[i] = store.Row{Key: bytes.Clone(row)}
+			continue
+		}
+		r.stats.rowsScanned.Add(1)
+		r.stats.bytesOut.Add(rb.bytesOut())
+		out[i] = rb.materialize()
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("embedded: get: %w", err)
+	}
+	return out, nil
+}
+
+// Scan implements store.Store.
+func (e *Engine) Scan(ctx context.Context, tableName string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	if err := e.acquire(); err != nil {
+		return store.ScanMetrics{}, err
+	}
+	defer e.release()
+	t, err := e.table(tableName)
+	if err != nil {
+		return store.ScanMetrics{}, err
+	}
+	return e.scan(ctx, t, sc, latestOnly, each)
+}
+
+// scan streams rows from one Pebble iterator, so it sees one snapshot and
+// every row exactly once whatever splits happen meanwhile; a regionWalker
+// charges each row to the region holding it at the time.
+func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts, each func(store.Row) bool) (m store.ScanMetrics, err error) {
+	start, stop, rev := sc.Start, sc.Stop, sc.Reversed
+	if len(start) == 0 {
+		start = nil
+	}
+	if len(stop) == 0 {
+		stop = nil
+	}
+	var lower, upper []byte
+	if !rev {
+		if start != nil && stop != nil && bytes.Compare(start, stop) >= 0 {
+			return m, nil
+		}
+		lower, upper = rowBound(t.id, start), tableEnd(t.id)
+		if stop != nil {
+			upper = rowBound(t.id, stop)
+		}
+	} else {
+		if start != nil && stop != nil && bytes.Compare(start, stop) <= 0 {
+			return m, nil
+		}
+		lower, upper = tableStart(t.id), tableEnd(t.id)
+		if stop != nil {
+			lower = rowPrefixEnd(t.id, stop)
+		}
+		if start != nil {
+			upper = rowPrefixEnd(t.id, start)
+		}
+	}
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return m, err
+	}
+	defer it.Close()
+
+	w := regionWalker{t: t, rev: rev, m: &m}
+	if !rev && start == nil {
+		w.pos = []byte{}
+	} else {
+		w.pos = bytes.Clone(start)
+	}
+	w.enter(w.locate())
+	defer w.flush()
+
+	var rb rowBuf
+	var seek []byte
+	returned := 0
+	valid := false
+	if rev {
+		valid = it.Last()
+	} else {
+		valid = it.First()
+	}
+	for n := 0; valid; n++ {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return m, err
+			}
+		}
+		if rev {
+			// Positioned on the row's last key: go to its first, read it
+			// forward, then step before it.
+			pl, err := rowPrefixLen(it.Key())
+			if err != nil {
+				return m, err
+			}
+			seek = append(seek[:0], it.Key()[:pl]...)
+			if !it.SeekGE(seek) {
+				break // cannot happen: the key we came from is there
+			}
+		}
+		if err := rb.read(it, ro); err != nil {
+			return m, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+		}
+		if rev {
+			valid = it.SeekLT(rb.prefix)
+		} else {
+			valid = it.Valid()
+		}
+		if !rb.found() {
+			continue // only delete markers or versions out of range: no row
+		}
+		w.moveTo(rb.row)
+		m.RowsScanned++
+		w.rows++
+		keep, done := true, false
+		if sc.Filter != nil {
+			keep, done = sc.Filter.Decide(rb.row, rev)
+		}
+		if !keep {
+			m.RowsFiltered++
+			if done {
+				return m, nil
+			}
+			continue
+		}
+		w.out += rb.bytesOut()
+		returned++
+		if !each(rb.materialize()) || done || (sc.Limit > 0 && returned >= sc.Limit) {
+			return m, nil
+		}
+	}
+	if err := it.Error(); err != nil {
+		return m, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+	}
+	w.finish(stop)
+	return m, nil
+}
+
+// regionWalker follows a scan across regions the way an HBase client does:
+// it enters the region holding the start, moves to the next region when a
+// row lies beyond the current one (entering empty regions on the way), and
+// re-locates when its region was split or moved. Each region entered is a
+// visit: ScanMetrics.Regions and the region's ReadRequests count it. Row
+// and byte counts are charged to the current region when the walker leaves
+// it, to keep atomics off the per-row path.
+type regionWalker struct {
+	t   *table
+	rev bool
+	cur *region
+	// pos is the last row read (at first the scan's start; nil in a
+	// reversed scan means the table's end).
+	pos       []byte
+	rows, out uint64
+	m         *store.ScanMetrics
+}
+
+func (w *regionWalker) enter(r *region) {
+	w.flush()
+	w.cur = r
+	w.m.Regions++
+	r.stats.readRequests.Add(1)
+}
+
+func (w *regionWalker) flush() {
+	if w.cur != nil {
+		if w.rows > 0 {
+			w.cur.stats.rowsScanned.Add(w.rows)
+		}
+		if w.out > 0 {
+			w.cur.stats.bytesOut.Add(w.out)
+		}
+	}
+	w.rows, w.out = 0, 0
+}
+
+// locate is the region holding pos in the current routing.
+func (w *regionWalker) locate() *region {
+	rt := w.t.routing.Load()
+	if w.rev && w.pos == nil {
+		return rt.last()
+	}
+	return rt.find(w.pos)
+}
+
+// refresh re-enters the region now holding pos if cur left the routing:
+// HBase closes scanners on a split or move and the client reopens one.
+func (w *regionWalker) refresh() {
+	if w.cur.retired.Load() {
+		if r := w.locate(); r != w.cur { // same object: the table was dropped
+			w.enter(r)
+		}
+	}
+}
+
+// next is the region after cur in the scan's direction.
+func (w *regionWalker) next() *region {
+	rt := w.t.routing.Load()
+	if !w.rev {
+		return rt.find(w.cur.info.End)
+	}
+	return rt.regions[rt.index(w.cur.info.Start)-1]
+}
+
+// moveTo makes cur the region holding row.
+func (w *regionWalker) moveTo(row []byte) {
+	for {
+		w.refresh()
+		if w.cur.info.Contains(row) {
+			break
+		}
+		w.enter(w.next())
+	}
+	w.pos = append(w.pos[:0], row...)
+}
+
+// finish enters the remaining regions up to stop after the rows ran out:
+// the client would still open a scanner on each.
+func (w *regionWalker) finish(stop []byte) {
+	w.refresh()
+	for {
+		in := w.cur.info
+		if !w.rev && (in.End == nil || (stop != nil && bytes.Compare(in.End, stop) >= 0)) {
+			break
+		}
+		if w.rev && (len(in.Start) == 0 || (stop != nil && bytes.Compare(in.Start, stop) <= 0)) {
+			break
+		}
+		w.enter(w.next())
+	}
+	w.flush()
+}

@@ -1,0 +1,272 @@
+// Package store is the seam between the comment system and a storage
+// backend shaped like HBase: tables of rows with one column family, sorted by
+// row key, cut into regions that live on region servers.
+//
+// It owns the vocabulary every backend speaks (rows, cells, mutations, scans,
+// filters, regions and their counters) and nothing else: it must not know the
+// comment schema, the key layouts, or how a backend keeps its bytes.
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Store is what the comment system, the load generator and the checker see.
+// Implementations must be safe for concurrent use.
+//
+// Every row operation is atomic per row and only per row: a Mutate call with
+// several rows may apply some and fail on others, as HBase's batch does.
+type Store interface {
+	CreateTable(ctx context.Context, spec TableSpec) error
+	DropTable(ctx context.Context, table string) error
+	ListTables(ctx context.Context) ([]TableSpec, error)
+
+	// Mutate applies each mutation atomically for its row, in order.
+	Mutate(ctx context.Context, table string, muts ...Mutation) error
+	// CheckAndPut puts cells on row only if the cell at qualifier holds
+	// expected, or is absent when expected is nil. It reports whether it put.
+	CheckAndPut(ctx context.Context, table string, row, qualifier, expected []byte, cells ...Cell) (bool, error)
+
+	// Get returns the row's newest cells; a row that does not exist comes
+	// back with no cells (Row.Found reports false), not as an error.
+	Get(ctx context.Context, table string, row []byte) (Row, error)
+	// BatchGet returns one Row per requested key, in request order.
+	BatchGet(ctx context.Context, table string, rows [][]byte) ([]Row, error)
+	// Scan streams rows to each until each returns false, the scan's range
+	// or limit ends, or ctx is done. The metrics say what the scan cost the
+	// backend, which can be far more than what each was handed.
+	Scan(ctx context.Context, table string, sc Scan, each func(Row) bool) (ScanMetrics, error)
+
+	// Regions lists a table's regions in key order.
+	Regions(ctx context.Context, table string) ([]Region, error)
+	// RegionStats snapshots every region's counters. Counters only grow for
+	// the life of a region; a region that splits or moves may start again
+	// from zero under a new identity, so callers take deltas by Region.Name.
+	RegionStats(ctx context.Context) ([]RegionStat, error)
+
+	Close() error
+}
+
+// TableSpec describes a table at creation.
+type TableSpec struct {
+	Name   string
+	Family string
+	// SplitKeys pre-split the table: n keys make n+1 regions.
+	SplitKeys [][]byte
+}
+
+// Cell is one column's newest value in a row's family.
+type Cell struct {
+	Qualifier []byte
+	Value     []byte
+	// Timestamp is the cell's version in milliseconds. On a put, zero means
+	// the backend's clock, as HBase's LATEST_TIMESTAMP does.
+	Timestamp int64
+}
+
+// Row is a row key with its cells, ordered by qualifier.
+type Row struct {
+	Key   []byte
+	Cells []Cell
+}
+
+// Found reports whether the row exists: in HBase a row is its cells.
+func (r Row) Found() bool { return len(r.Cells) > 0 }
+
+// Value returns the value of qualifier q, and whether it is present.
+func (r Row) Value(q []byte) ([]byte, bool) {
+	for _, c := range r.Cells {
+		if bytes.Equal(c.Qualifier, q) {
+			return c.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Mutation changes one row: either puts cells or deletes the whole row.
+type Mutation struct {
+	Row       []byte
+	Cells     []Cell
+	DeleteRow bool
+}
+
+// Put is a mutation that writes cells.
+func Put(row []byte, cells ...Cell) Mutation { return Mutation{Row: row, Cells: cells} }
+
+// Delete is a mutation that removes a row.
+func Delete(row []byte) Mutation { return Mutation{Row: row, DeleteRow: true} }
+
+// Scan selects rows. Forward: Start inclusive, Stop exclusive. Reversed, as
+// in HBase: Start is the highest row (inclusive) and Stop the lower bound
+// (exclusive). A nil bound is the table's edge.
+type Scan struct {
+	Start, Stop []byte
+	Reversed    bool
+	// Limit caps the rows returned (after the filter); 0 means no limit.
+	Limit int
+	// Filter runs where the data is, as an HBase filter runs in the region
+	// server: rows it drops still count as scanned.
+	Filter Filter
+}
+
+// ScanMetrics is what a scan cost, as HBase's scan metrics report it.
+type ScanMetrics struct {
+	RowsScanned  int64 // rows the backend read, filtered or not
+	RowsFiltered int64 // rows the filter dropped
+	Regions      int   // regions the scan visited
+}
+
+// Add accumulates another scan's metrics.
+func (m *ScanMetrics) Add(o ScanMetrics) {
+	m.RowsScanned += o.RowsScanned
+	m.RowsFiltered += o.RowsFiltered
+	m.Regions += o.Regions
+}
+
+// Filter decides per row key. The set is closed (the types below) so that
+// every backend, including one that ships filters over the wire, can run it.
+type Filter interface {
+	// Decide reports whether row passes and whether no later row in the
+	// scan's direction can pass (so the scan may stop).
+	Decide(row []byte, reversed bool) (keep, done bool)
+}
+
+// CompareOp is an HBase CompareOperator.
+type CompareOp int
+
+// The HBase comparison operators, in HBase's enum order.
+const (
+	Less CompareOp = iota
+	LessOrEqual
+	Equal
+	NotEqual
+	GreaterOrEqual
+	Greater
+)
+
+var compareOpNames = [...]string{"LESS", "LESS_OR_EQUAL", "EQUAL", "NOT_EQUAL", "GREATER_OR_EQUAL", "GREATER"}
+
+func (o CompareOp) String() string {
+	if o < 0 || int(o) >= len(compareOpNames) {
+		return fmt.Sprintf("CompareOp(%d)", int(o))
+	}
+	return compareOpNames[o]
+}
+
+// RowFilter is HBase's RowFilter with a BinaryComparator: it keeps rows whose
+// key compares to Value by Op. It never ends a scan early, which is why the
+// seed's "row >= cursor" pagination reads past the product it pages.
+type RowFilter struct {
+	Op    CompareOp
+	Value []byte
+}
+
+// Decide implements Filter.
+func (f RowFilter) Decide(row []byte, _ bool) (bool, bool) {
+	c := bytes.Compare(row, f.Value)
+	switch f.Op {
+	case Less:
+		return c < 0, false
+	case LessOrEqual:
+		return c <= 0, false
+	case Equal:
+		return c == 0, false
+	case NotEqual:
+		return c != 0, false
+	case GreaterOrEqual:
+		return c >= 0, false
+	case Greater:
+		return c > 0, false
+	}
+	return false, false
+}
+
+// PrefixFilter is HBase's PrefixFilter: it keeps rows that start with
+// Prefix and ends the scan once it has passed them. Without a start row it
+// still reads every row before the prefix.
+type PrefixFilter struct {
+	Prefix []byte
+}
+
+// Decide implements Filter.
+func (f PrefixFilter) Decide(row []byte, reversed bool) (bool, bool) {
+	if bytes.HasPrefix(row, f.Prefix) {
+		return true, false
+	}
+	if len(row) < len(f.Prefix) {
+		return false, false // HBase drops a short row without deciding
+	}
+	c := bytes.Compare(row[:len(f.Prefix)], f.Prefix)
+	if reversed {
+		return false, c < 0
+	}
+	return false, c > 0
+}
+
+// Region is one key range of a table and the server that hosts it.
+type Region struct {
+	Table string
+	// ID is the region id: its creation time in ms, as HBase's; a split's
+	// daughters get an id greater than their parent's.
+	ID uint64
+	// Name is HBase's region name: table,startKey,id.md5hex.
+	Name       string
+	Start, End []byte // End nil for the table's last region
+	Server     string
+}
+
+// Contains reports whether row falls in the region.
+func (r Region) Contains(row []byte) bool {
+	return bytes.Compare(row, r.Start) >= 0 && (r.End == nil || bytes.Compare(row, r.End) < 0)
+}
+
+// Counters are a region's request counters. They only grow.
+type Counters struct {
+	ReadRequests  uint64 // gets, and one per scan call that visits the region
+	WriteRequests uint64 // mutated rows
+	RowsScanned   uint64 // rows read by scans and gets, filtered or not
+	BytesIn       uint64 // key and value bytes written
+	BytesOut      uint64 // key and value bytes returned
+}
+
+// Sub returns c - o, the activity between two snapshots.
+func (c Counters) Sub(o Counters) Counters {
+	return Counters{
+		ReadRequests:  c.ReadRequests - o.ReadRequests,
+		WriteRequests: c.WriteRequests - o.WriteRequests,
+		RowsScanned:   c.RowsScanned - o.RowsScanned,
+		BytesIn:       c.BytesIn - o.BytesIn,
+		BytesOut:      c.BytesOut - o.BytesOut,
+	}
+}
+
+// RegionStat is a region with its counters at snapshot time.
+type RegionStat struct {
+	Region
+	Counters
+}
+
+// Errors a backend wraps so callers can tell them apart with errors.Is.
+var (
+	ErrTableNotFound = errors.New("table not found")
+	ErrTableExists   = errors.New("table already exists")
+	ErrInvalid       = errors.New("invalid argument")
+	ErrClosed        = errors.New("store closed")
+)
+
+// PrefixEnd is the smallest key greater than every key that starts with
+// prefix: the stop row that bounds a prefix scan. It is nil (the table's
+// end) when the prefix is all 0xff bytes.
+func PrefixEnd(prefix []byte) []byte {
+	end := bytes.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
