@@ -11,13 +11,13 @@ build:
 
 run: build
 	rm -rf $(RUNDIR)
-	$(BIN)/loadgen --data-dir $(RUNDIR) --layout seed --comments 20000 --products 100 --users 2000 --workers 4
-	$(BIN)/verify --data-dir $(RUNDIR) || true
+	$(BIN)/loadgen --preset steady --data-dir $(RUNDIR)/data --out $(RUNDIR)/results
+	$(BIN)/verify --data-dir $(RUNDIR)/data || true
 
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./store/... ./comments/...
+	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/...
 
 bench:
 	sh scripts/bench.sh

@@ -7,8 +7,10 @@
 package spread
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -90,4 +92,203 @@ func RegionsPerServer(w io.Writer, regions []store.Region) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Load is one region's activity over a period.
+type Load struct {
+	store.Region
+	Reads, Writes uint64
+}
+
+// Requests is what a region served: the load that saturates a server.
+func (l Load) Requests() uint64 { return l.Reads + l.Writes }
+
+// RegionShare is one region's part of its table's requests.
+type RegionShare struct {
+	Name   string  `json:"name"`
+	Server string  `json:"server"`
+	Range  string  `json:"range"` // start and end keys, decoded where possible
+	Share  float64 `json:"share"` // of the table's requests, 0..1
+}
+
+// TableSpread is how one table's requests fell over its regions and servers.
+type TableSpread struct {
+	Table    string        `json:"table"`
+	Regions  int           `json:"regions"`
+	Requests uint64        `json:"requests"`
+	Hottest  []RegionShare `json:"hottest"`
+	// Over regions and over servers: max/mean (1 is even) and Gini (0 is even).
+	RegionMaxMean float64 `json:"region_max_mean"`
+	RegionGini    float64 `json:"region_gini"`
+	ServerMaxMean float64 `json:"server_max_mean"`
+	ServerGini    float64 `json:"server_gini"`
+	// HottestServerShare is the busiest server's part of the table's requests.
+	HottestServer      string  `json:"hottest_server"`
+	HottestServerShare float64 `json:"hottest_server_share"`
+	// Ceiling is 1/HottestServerShare: how many servers' worth of this load
+	// the cluster takes before its hottest server saturates.
+	Ceiling float64 `json:"ceiling"`
+}
+
+// Tracker turns snapshots of ever-growing region counters into per-interval
+// activity, and sums that activity per region.
+type Tracker struct {
+	prev   map[string]store.Counters
+	totals map[string]*Load
+}
+
+// NewTracker starts with nothing seen.
+func NewTracker() *Tracker {
+	return &Tracker{prev: map[string]store.Counters{}, totals: map[string]*Load{}}
+}
+
+// Observe returns each region's activity since the previous snapshot and adds
+// it to the totals. A region seen for the first time, or whose counters went
+// backwards (a server restarted them), counts from zero.
+func (t *Tracker) Observe(stats []store.RegionStat) []store.RegionStat {
+	out := make([]store.RegionStat, 0, len(stats))
+	for _, s := range stats {
+		d := s.Counters
+		if p, ok := t.prev[s.Name]; ok && !backwards(s.Counters, p) {
+			d = s.Counters.Sub(p)
+		}
+		t.prev[s.Name] = s.Counters
+		tot := t.totals[s.Name]
+		if tot == nil {
+			tot = &Load{}
+			t.totals[s.Name] = tot
+		}
+		tot.Region = s.Region // a moved region keeps its name but changes server
+		tot.Reads += d.ReadRequests
+		tot.Writes += d.WriteRequests
+		out = append(out, store.RegionStat{Region: s.Region, Counters: d})
+	}
+	return out
+}
+
+func backwards(c, p store.Counters) bool {
+	return c.ReadRequests < p.ReadRequests || c.WriteRequests < p.WriteRequests ||
+		c.RowsScanned < p.RowsScanned || c.BytesIn < p.BytesIn || c.BytesOut < p.BytesOut
+}
+
+// Reset makes stats the baseline and forgets the totals: a run's warm-up
+// ends here.
+func (t *Tracker) Reset(stats []store.RegionStat) {
+	t.totals = map[string]*Load{}
+	t.Observe(stats)
+	t.totals = map[string]*Load{}
+}
+
+// Totals is the activity summed per region since the last Reset, for every
+// region seen (a region that split away keeps what it served before).
+func (t *Tracker) Totals() []Load {
+	out := make([]Load, 0, len(t.totals))
+	for _, l := range t.totals {
+		out = append(out, *l)
+	}
+	slices.SortFunc(out, func(a, b Load) int {
+		if c := strings.Compare(a.Table, b.Table); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.Start, b.Start)
+	})
+	return out
+}
+
+// Describe renders a region's key range for people; the caller decodes keys
+// its own way (the key layout), or nil prints them quoted.
+type Describe func(table string, key []byte) string
+
+// AllTables names the spread of every table's requests together.
+const AllTables = "*"
+
+// Tables computes each table's spread from per-region loads, naming the top
+// hottest regions, and last the spread of all tables together (AllTables).
+// servers lists every server, so one that served nothing counts as idle.
+func Tables(loads []Load, servers []string, describe Describe, top int) []TableSpread {
+	var out []TableSpread
+	byTable := map[string][]Load{}
+	var order []string
+	for _, l := range loads {
+		if _, ok := byTable[l.Table]; !ok {
+			order = append(order, l.Table)
+		}
+		byTable[l.Table] = append(byTable[l.Table], l)
+	}
+	for _, t := range order {
+		out = append(out, table(t, byTable[t], servers, describe, top))
+	}
+	if len(order) > 1 {
+		out = append(out, table(AllTables, loads, servers, describe, top))
+	}
+	return out
+}
+
+func table(name string, loads []Load, servers []string, describe Describe, top int) TableSpread {
+	ts := TableSpread{Table: name, Regions: len(loads)}
+	perRegion := make([]float64, len(loads))
+	perServer := map[string]float64{}
+	for _, s := range servers {
+		perServer[s] = 0
+	}
+	for i, l := range loads {
+		perRegion[i] = float64(l.Requests())
+		perServer[l.Server] += float64(l.Requests())
+		ts.Requests += l.Requests()
+	}
+	names := slices.Sorted(maps.Keys(perServer))
+	serverLoads := make([]float64, len(names))
+	for i, s := range names {
+		serverLoads[i] = perServer[s]
+		if perServer[s] > ts.HottestServerShare {
+			ts.HottestServer, ts.HottestServerShare = s, perServer[s]
+		}
+	}
+	ts.RegionMaxMean, ts.RegionGini = MaxMean(perRegion), Gini(perRegion)
+	ts.ServerMaxMean, ts.ServerGini = MaxMean(serverLoads), Gini(serverLoads)
+	if ts.Requests == 0 {
+		ts.HottestServer, ts.HottestServerShare = "", 0
+		return ts
+	}
+	ts.HottestServerShare /= float64(ts.Requests)
+	ts.Ceiling = 1 / ts.HottestServerShare
+	ts.Hottest = hottest(loads, ts.Requests, describe, top)
+	return ts
+}
+
+func hottest(loads []Load, total uint64, describe Describe, top int) []RegionShare {
+	sorted := slices.Clone(loads)
+	slices.SortStableFunc(sorted, func(a, b Load) int { return cmpDesc(a.Requests(), b.Requests()) })
+	var out []RegionShare
+	for _, l := range sorted[:min(top, len(sorted))] {
+		if l.Requests() == 0 {
+			break
+		}
+		out = append(out, RegionShare{Name: l.Name, Server: l.Server, Share: float64(l.Requests()) / float64(total),
+			Range: keyRange(l.Table, l.Start, l.End, describe)})
+	}
+	return out
+}
+
+func cmpDesc(a, b uint64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func keyRange(table string, start, end []byte, describe Describe) string {
+	show := func(k []byte, edge string) string {
+		if len(k) == 0 {
+			return edge
+		}
+		if describe != nil {
+			return describe(table, k)
+		}
+		return fmt.Sprintf("%q", k)
+	}
+	return "[" + show(start, "start") + ", " + show(end, "end") + ")"
 }

@@ -54,3 +54,49 @@ func TestRegionsPerServer(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }
+
+func TestTrackerDeltas(t *testing.T) {
+	r1 := store.Region{Table: "t", Name: "r1", Server: "rs1"}
+	r2 := store.Region{Table: "t", Name: "r2", Server: "rs2", Start: []byte("m")}
+	tr := NewTracker()
+	tr.Reset([]store.RegionStat{{Region: r1, Counters: store.Counters{ReadRequests: 100}}})
+	d := tr.Observe([]store.RegionStat{
+		{Region: r1, Counters: store.Counters{ReadRequests: 130, WriteRequests: 5}},
+		{Region: r2, Counters: store.Counters{WriteRequests: 7}}, // born since: counts from zero
+	})
+	if d[0].ReadRequests != 30 || d[0].WriteRequests != 5 || d[1].WriteRequests != 7 {
+		t.Fatalf("deltas %+v", d)
+	}
+	// r1's counters restart (a server restarted): the new value is the delta.
+	d = tr.Observe([]store.RegionStat{{Region: r1, Counters: store.Counters{ReadRequests: 4}}})
+	if d[0].ReadRequests != 4 {
+		t.Fatalf("after restart delta %+v, want 4 reads", d[0])
+	}
+	tot := tr.Totals()
+	if len(tot) != 2 || tot[0].Reads != 34 || tot[0].Writes != 5 || tot[1].Writes != 7 {
+		t.Fatalf("totals %+v", tot)
+	}
+}
+
+func TestTablesSpread(t *testing.T) {
+	loads := []Load{
+		{Region: store.Region{Table: "pc", Name: "a", Server: "rs1"}, Reads: 90},
+		{Region: store.Region{Table: "pc", Name: "b", Server: "rs2", Start: []byte("m")}, Writes: 10},
+	}
+	got := Tables(loads, []string{"rs1", "rs2", "rs3"}, nil, 1)
+	if len(got) != 1 {
+		t.Fatalf("%d tables, want 1 (no all-tables line for one table)", len(got))
+	}
+	ts := got[0]
+	if ts.Requests != 100 || ts.HottestServer != "rs1" || math.Abs(ts.HottestServerShare-0.9) > 1e-9 ||
+		math.Abs(ts.Ceiling-1/0.9) > 1e-9 || ts.RegionMaxMean != 1.8 {
+		t.Errorf("spread %+v", ts)
+	}
+	// rs3 served nothing and still counts: 3 servers, mean 33.3, max 90.
+	if math.Abs(ts.ServerMaxMean-2.7) > 1e-9 {
+		t.Errorf("server max/mean %v, want 2.7 (idle rs3 counted)", ts.ServerMaxMean)
+	}
+	if len(ts.Hottest) != 1 || ts.Hottest[0].Name != "a" || ts.Hottest[0].Range != "[start, end)" {
+		t.Errorf("hottest %+v", ts.Hottest)
+	}
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"commentbench/backend"
+	"commentbench/keys"
+	"commentbench/results"
+	"commentbench/workload"
+)
+
+// options is everything a run needs, validated.
+type options struct {
+	backend      backend.Flags
+	sc           workload.Scenario
+	out          string
+	slos         []results.SLO
+	quiet        bool
+	workerIndex  int
+	workersTotal int
+}
+
+// binder registers flags that override scenario fields. Each flag writes
+// into a scratch scenario; only the flags the user set are copied over the
+// preset or file, so a file's value is not clobbered by a flag's default.
+type binder struct {
+	fs      *pflag.FlagSet
+	scratch workload.Scenario
+	apply   map[string]func(*workload.Scenario)
+}
+
+func bind[T any](b *binder, name string, field func(*workload.Scenario) *T,
+	reg func(*pflag.FlagSet, *T, string, T, string), usage string) {
+	reg(b.fs, field(&b.scratch), name, *field(&b.scratch), usage)
+	b.apply[name] = func(dst *workload.Scenario) { *field(dst) = *field(&b.scratch) }
+}
+
+func bindDuration(b *binder, name string, field func(*workload.Scenario) *workload.Duration, usage string) {
+	p := (*time.Duration)(field(&b.scratch))
+	b.fs.DurationVar(p, name, *p, usage)
+	b.apply[name] = func(dst *workload.Scenario) { *field(dst) = *field(&b.scratch) }
+}
+
+var (
+	intVar    = (*pflag.FlagSet).IntVar
+	int64Var  = (*pflag.FlagSet).Int64Var
+	uint64Var = (*pflag.FlagSet).Uint64Var
+	floatVar  = (*pflag.FlagSet).Float64Var
+	stringVar = (*pflag.FlagSet).StringVar
+)
+
+func (b *binder) register() {
+	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "index key layout: "+strings.Join(keys.LayoutNames(), ", "))
+	bind(b, "scan", func(s *workload.Scenario) *string { return &s.Scan }, stringVar, "listing scans: bounded (start/stop rows) or seed (filters from the table's start)")
+	bind(b, "ids", func(s *workload.Scenario) *string { return &s.IDs }, stringVar, "id scheme: "+strings.Join(keys.SchemeNames(), ", "))
+	bind(b, "seed", func(s *workload.Scenario) *uint64 { return &s.Seed }, uint64Var, "random seed: the same seed gives the same operation sequence per worker")
+	bind(b, "users", func(s *workload.Scenario) *int { return &s.Users }, intVar, "users seeded before the run")
+	bind(b, "products", func(s *workload.Scenario) *int { return &s.Products }, intVar, "products seeded before the run")
+	bind(b, "sellers", func(s *workload.Scenario) *int { return &s.Sellers }, intVar, "sellers seeded before the run")
+	bind(b, "regions", func(s *workload.Scenario) *int { return &s.Regions }, intVar, "regions each table is pre-split into")
+	bindDuration(b, "duration", func(s *workload.Scenario) *workload.Duration { return &s.Duration }, "steady phase length (0: until --ops or Ctrl-C)")
+	bind(b, "ops", func(s *workload.Scenario) *int64 { return &s.Ops }, int64Var, "operations in the steady phase (0: until --duration)")
+	bindDuration(b, "warmup", func(s *workload.Scenario) *workload.Duration { return &s.Warmup }, "warm-up before recording starts")
+	bind(b, "workers", func(s *workload.Scenario) *int { return &s.Workers }, intVar, "closed loop: concurrent workers; open loop: the cap on operations in flight")
+	bind(b, "rate", func(s *workload.Scenario) *float64 { return &s.Rate }, floatVar, "open loop: arrivals per second (0: closed loop)")
+	bind(b, "arrival", func(s *workload.Scenario) *string { return &s.Arrival }, stringVar, "open loop arrivals: constant or poisson")
+	bind(b, "ramp", func(s *workload.Scenario) *string { return &s.Ramp }, stringVar, "open loop stepped ramp FROM:TO:STEP/EVERY, e.g. 1000:10000:1000/30s")
+	bindDuration(b, "interval", func(s *workload.Scenario) *workload.Duration { return &s.Interval }, "results interval for timeline.csv and regions.csv")
+	bind(b, "page-size", func(s *workload.Scenario) *int { return &s.PageSize }, intVar, "comments per listing page")
+	bind(b, "max-pages", func(s *workload.Scenario) *int { return &s.MaxPages }, intVar, "pager depth (0: to the end)")
+	bind(b, "zipf", func(s *workload.Scenario) *float64 { return &s.Popularity.Exponent }, floatVar, "product popularity Zipf exponent (0: uniform)")
+	bind(b, "hot-products", func(s *workload.Scenario) *int { return &s.Popularity.HotProducts }, intVar, "size of an explicit hot set of products")
+	bind(b, "hot-share", func(s *workload.Scenario) *float64 { return &s.Popularity.HotShare }, floatVar, "share (0..1) of picks that go to the hot set")
+	bindDuration(b, "rank-every", func(s *workload.Scenario) *workload.Duration { return &s.RankEvery }, "run the ranking job on this period (0: only from the mix)")
+}
+
+// parse reads the command line into options, or returns the exit code.
+func parse(args []string, stderr io.Writer) (*options, int) {
+	o := &options{}
+	fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	preset := fs.String("preset", "steady", "scenario preset: "+strings.Join(workload.PresetNames(), ", "))
+	file := fs.String("scenario", "", "YAML scenario file (its values override the preset; flags override both)")
+	b := &binder{fs: fs, apply: map[string]func(*workload.Scenario){}}
+	b.scratch, _ = workload.Preset("steady")
+	b.register()
+	o.backend.Register(fs)
+	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
+	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
+	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
+	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
+	fs.Usage = func() { usage(fs, stderr) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, 0
+		}
+		fmt.Fprintf(stderr, "loadgen: %v\nrun 'loadgen --help' for the flags\n", err)
+		return nil, 2
+	}
+	if fs.NArg() > 0 {
+		return nil, fail(stderr, fmt.Errorf("unexpected argument %q (flags only; or 'loadgen merge DIR...')", fs.Arg(0)))
+	}
+	if err := o.resolve(fs, b, *preset, *file, *sloExprs); err != nil {
+		return nil, fail(stderr, err)
+	}
+	return o, 0
+}
+
+// resolve builds the scenario (preset, then file, then flags) and checks
+// every input before anything is opened or written.
+func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, sloExprs []string) error {
+	var err error
+	if file != "" {
+		if fs.Changed("preset") {
+			return fmt.Errorf("--preset and --scenario: give one (a scenario file starts from its own base)")
+		}
+		if o.sc, err = workload.LoadScenario(file); err != nil {
+			return fmt.Errorf("--scenario %s: %w", file, err)
+		}
+	} else if o.sc, err = workload.Preset(preset); err != nil {
+		return fmt.Errorf("--preset: %w", err)
+	}
+	fs.Visit(func(f *pflag.Flag) {
+		if apply, ok := b.apply[f.Name]; ok {
+			apply(&o.sc)
+		}
+	})
+	if err := o.sc.Validate(); err != nil {
+		return err
+	}
+	if err := o.backend.Validate(); err != nil {
+		return err
+	}
+	if o.workersTotal < 1 || o.workersTotal > 64 {
+		return fmt.Errorf("--workers-total %d: want 1..64", o.workersTotal)
+	}
+	if o.workerIndex < 0 || o.workerIndex >= o.workersTotal {
+		return fmt.Errorf("--worker-index %d: want 0..%d (below --workers-total)", o.workerIndex, o.workersTotal-1)
+	}
+	for _, e := range sloExprs {
+		s, err := results.ParseSLO(e)
+		if err != nil {
+			return fmt.Errorf("--slo: %w", err)
+		}
+		if err := s.CheckOp(workload.OpNames); err != nil {
+			return fmt.Errorf("--slo: %w", err)
+		}
+		o.slos = append(o.slos, s)
+	}
+	return o.checkOut()
+}
+
+// checkOut refuses a results directory that already holds files, so two
+// runs' results never mix.
+func (o *options) checkOut() error {
+	if o.out == "" {
+		o.out = "results/" + time.Now().Format("20060102-150405")
+	}
+	entries, err := os.ReadDir(o.out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s: directory is not empty; give a new one", o.out)
+	}
+	return nil
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `loadgen drives the comment system and records what it saw.
+
+usage: loadgen [flags]
+       loadgen merge [--out DIR] [--slo EXPR]... RUN_DIR...
+
+flags:
+`)
+	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprintln(w, "\npresets:")
+	for _, name := range workload.PresetNames() {
+		p, _ := workload.Preset(name)
+		fmt.Fprintln(w, wrap(p.Describe(), "  ", "      ", 78))
+	}
+	fmt.Fprintf(w, "\noperations (for --slo): %s\n", strings.Join(workload.OpNames, ", "))
+}
+
+// wrap folds text into lines of at most width columns.
+func wrap(text, first, rest string, width int) string {
+	var b strings.Builder
+	line := first
+	for _, word := range strings.Fields(text) {
+		if len(line)+1+len(word) > width && strings.TrimSpace(line) != "" {
+			b.WriteString(line + "\n")
+			line = rest
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line
+}

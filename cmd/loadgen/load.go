@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/progress"
+	"commentbench/results"
+	"commentbench/spread"
+	"commentbench/store"
+	"commentbench/workload"
+)
+
+// load runs the scenario and writes every result file, also when the run is
+// interrupted: the first Ctrl-C stops issuing and drains, a second one
+// cancels what is still in flight.
+func load(o *options, stdout, stderr io.Writer) int {
+	ctx, abort := interrupts()
+
+	st, err := o.backend.Open(false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer st.Close()
+	out, err := newOutputs(o.out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer out.close()
+
+	code, err := o.execute(ctx, st, out, abort, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 1
+	}
+	if err := st.Close(); err != nil {
+		fmt.Fprintln(stderr, "loadgen: close store:", err)
+		return 1
+	}
+	return code
+}
+
+// interrupts turns the first SIGINT or SIGTERM into a cancelled context and
+// the second into a closed abort channel.
+func interrupts() (context.Context, chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	abort := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		close(abort)
+	}()
+	return ctx, abort
+}
+
+func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abort chan struct{}, stdout, stderr io.Writer) (int, error) {
+	sc := o.sc
+	layout, _ := keys.LayoutByName(sc.Layout) // validated
+	mode, _ := comments.ParseScanMode(sc.Scan)
+	set := results.NewSet(workload.OpNames, time.Duration(sc.Interval))
+	rep := progress.New(os.Stderr, o.quiet)
+	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
+		Abort: abort, Sys: comments.New(st, comments.Options{Layout: layout, Scan: mode})}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
+			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
+	}
+	env, err := workload.Prepare(ctx, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("prepare: %w", err)
+	}
+	var errs int64
+	cfg.OnTick = func(t workload.Tick) {
+		out.tick(t)
+		errs += intervalErrors(t.Interval)
+		rep.Update(status(sc, t, errs))
+	}
+	res, err := env.Run(ctx, cfg)
+	rep.Finish()
+	if err != nil {
+		return 0, err
+	}
+	sum, err := o.summarize(ctx, st, set, res, layout)
+	if err != nil {
+		return 0, err
+	}
+	if err := out.finish(sum); err != nil {
+		return 0, err
+	}
+	if res.Interrupted {
+		fmt.Fprintln(stdout, "interrupted: stopped issuing, drained, results written")
+	}
+	if err := results.PrintSummary(stdout, sum); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "results in %s\n", o.out)
+	return sloExit(sum.SLOs), nil
+}
+
+func (o *options) summarize(ctx context.Context, st store.Store, set *results.Set, res workload.Outcome, layout keys.Layout) (results.Summary, error) {
+	sum, err := set.Summary(res.Start, res.End, o.config())
+	if err != nil {
+		return sum, err
+	}
+	sum.Pacing, sum.Violations = res.Pacing, res.Violations
+	servers, err := serverNames(ctx, st)
+	if err != nil {
+		return sum, err
+	}
+	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
+	sum.SLOs = results.Evaluate(o.slos, sum)
+	return sum, nil
+}
+
+// config is the resolved run as summary.json records it.
+func (o *options) config() any {
+	return struct {
+		Scenario     workload.Scenario `json:"scenario"`
+		Backend      string            `json:"backend"`
+		DataDir      string            `json:"data_dir,omitempty"`
+		Servers      int               `json:"servers"`
+		WorkerIndex  int               `json:"worker_index"`
+		WorkersTotal int               `json:"workers_total"`
+		SLOs         []string          `json:"slos,omitempty"`
+	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.workerIndex, o.workersTotal, sloTexts(o.slos)}
+}
+
+func sloTexts(slos []results.SLO) []string {
+	var out []string
+	for _, s := range slos {
+		out = append(out, s.Text)
+	}
+	return out
+}
+
+func sloExit(rs []results.SLOResult) int {
+	for _, r := range rs {
+		if !r.Met {
+			return 1
+		}
+	}
+	return 0
+}
+
+// serverNames lists every server hosting a region, so idle ones count in
+// the spread.
+func serverNames(ctx context.Context, st store.Store) ([]string, error) {
+	stats, err := st.RegionStats(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("region stats: %w", err)
+	}
+	var names []string
+	for _, s := range stats {
+		if !slices.Contains(names, s.Server) {
+			names = append(names, s.Server)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// describeKey decodes a region boundary with the layout when it is a whole
+// key; pre-split boundaries are id prefixes and print quoted.
+func describeKey(l keys.Layout) spread.Describe {
+	return func(table string, k []byte) string {
+		if d, err := l.Decode(table, k); err == nil {
+			return d.String()
+		}
+		return fmt.Sprintf("%q", k)
+	}
+}
+
+func intervalErrors(iv results.Interval) int64 {
+	var n int64
+	for _, op := range iv.Ops {
+		n += op.Errors
+	}
+	return n
+}
+
+func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
+	s := progress.Status{Phase: t.Phase, Elapsed: t.Elapsed, Ops: t.Arrivals, Errors: errs, OpsTotal: sc.Ops}
+	if t.Phase == "steady" {
+		s.Elapsed += time.Duration(sc.Warmup)
+	}
+	if sc.Duration > 0 {
+		s.Total = time.Duration(sc.Warmup + sc.Duration)
+	}
+	var n int64
+	for _, op := range t.Interval.Ops {
+		n += op.Count
+		s.WorstP99 = max(s.WorstP99, op.P99)
+	}
+	if d := t.Interval.End.Sub(t.Interval.Start); d > 0 {
+		s.Rate = float64(n) / d.Seconds()
+	}
+	return s
+}
+
+// outputs are the result files: two streamed as the run goes, the rest
+// written at the end.
+type outputs struct {
+	dir             string
+	timelineF, regF *os.File
+	timelineB, regB *bufio.Writer
+	timeline        *results.TimelineWriter
+	regions         *results.RegionsWriter
+	err             error
+}
+
+func newOutputs(dir string) (*outputs, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	o := &outputs{dir: dir}
+	var err error
+	if o.timelineF, err = os.Create(filepath.Join(dir, "timeline.csv")); err != nil {
+		return nil, err
+	}
+	if o.regF, err = os.Create(filepath.Join(dir, "regions.csv")); err != nil {
+		o.timelineF.Close()
+		return nil, err
+	}
+	o.timelineB, o.regB = bufio.NewWriter(o.timelineF), bufio.NewWriter(o.regF)
+	return o, nil
+}
+
+// tick streams one steady-phase interval; the warm-up is not recorded.
+func (o *outputs) tick(t workload.Tick) {
+	if t.Phase != "steady" || o.err != nil {
+		return
+	}
+	if o.timeline == nil {
+		start := t.Interval.End.Add(-t.Elapsed)
+		o.timeline = results.NewTimelineWriter(o.timelineB, start)
+		o.regions = results.NewRegionsWriter(o.regB, start)
+	}
+	if err := o.timeline.Write(t.Interval); err != nil {
+		o.err = err
+	}
+	if err := o.regions.Write(t.Interval.End, t.Regions); err != nil {
+		o.err = err
+	}
+	// Flushed every interval so an abrupt end still leaves whole rows.
+	o.timelineB.Flush()
+	o.regB.Flush()
+}
+
+func (o *outputs) finish(sum results.Summary) error {
+	if o.err != nil {
+		return fmt.Errorf("write results: %w", o.err)
+	}
+	for _, f := range []func() error{o.timelineB.Flush, o.regB.Flush, o.timelineF.Sync, o.regF.Sync,
+		func() error { return results.WriteSummary(o.dir, sum) },
+		func() error { return results.WriteHgrm(o.dir, sum) }} {
+		if err := f(); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
+	}
+	return nil
+}
+
+func (o *outputs) close() {
+	o.timelineF.Close()
+	o.regF.Close()
+}

@@ -1,0 +1,262 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"commentbench/results"
+	"commentbench/workload"
+)
+
+// loadgenCI runs the ci preset into dir/data and dir/out and returns the
+// summary it wrote.
+func loadgenCI(t *testing.T, dir, layout string, extra ...string) results.Summary {
+	t.Helper()
+	args := append([]string{"--preset", "ci", "--layout", layout, "--quiet",
+		"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}, extra...)
+	out, errOut, code := run(t, "loadgen", args...)
+	if code != 0 {
+		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, out, errOut)
+	}
+	sum, err := results.ReadSummary(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+func opCount(s results.Summary, op string) int64 {
+	for _, o := range s.Ops {
+		if o.Op == op {
+			return o.Count
+		}
+	}
+	return 0
+}
+
+// The ci preset on both layouts: every op ran, counts agree across files,
+// percentiles are ordered, histograms decode and merge; the pagers report
+// the seed layout's missing comments and nothing on unique.
+func TestLoadgenCIResults(t *testing.T) {
+	dirs := map[string]string{}
+	sums := map[string]results.Summary{}
+	for _, layout := range []string{"seed", "unique"} {
+		dirs[layout] = t.TempDir()
+		sums[layout] = loadgenCI(t, dirs[layout], layout)
+		checkSummary(t, layout, sums[layout], filepath.Join(dirs[layout], "out"))
+	}
+	if m := sums["seed"].Violations[workload.VMissing]; m == nil || m.Count == 0 {
+		t.Errorf("seed: violations %v; want missing comments from the bursts' collisions", sums["seed"].Violations)
+	}
+	if v := sums["unique"].Violations; len(v) != 0 {
+		t.Errorf("unique: violations %v; want none", v)
+	}
+	checkMerge(t, sums, filepath.Join(dirs["seed"], "out"), filepath.Join(dirs["unique"], "out"))
+}
+
+func checkSummary(t *testing.T, layout string, s results.Summary, out string) {
+	t.Helper()
+	timeline := timelineCounts(t, filepath.Join(out, "timeline.csv"))
+	for _, op := range workload.OpNames {
+		if opCount(s, op) == 0 {
+			t.Errorf("%s: op %s never ran", layout, op)
+		}
+	}
+	for _, o := range s.Ops {
+		p := o.Latency
+		if !(p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.P999 && p.P999 <= p.Max) {
+			t.Errorf("%s %s: percentiles out of order %+v", layout, o.Op, p)
+		}
+		h, err := hdr.Decode([]byte(o.LatencyHist))
+		if err != nil || h.TotalCount() != o.Count {
+			t.Errorf("%s %s: histogram decodes to %v (err %v), want %d values", layout, o.Op, h.TotalCount(), err, o.Count)
+		}
+		if timeline[o.Op] != o.Count {
+			t.Errorf("%s %s: timeline.csv counts %d, summary %d", layout, o.Op, timeline[o.Op], o.Count)
+		}
+		if _, err := os.Stat(filepath.Join(out, o.Op+".hgrm")); err != nil {
+			t.Errorf("%s: %v", layout, err)
+		}
+	}
+	if s.Pacing.Arrivals != 3000 {
+		t.Errorf("%s: %d arrivals, want the preset's 3000", layout, s.Pacing.Arrivals)
+	}
+}
+
+// timelineCounts sums timeline.csv's count column per op.
+func timelineCounts(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != "elapsed_s,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors" {
+		t.Fatalf("timeline.csv: %v, %d records, header %v", err, len(recs), recs[0])
+	}
+	m := map[string]int64{}
+	for _, r := range recs[1:] {
+		n, _ := strconv.ParseInt(r[2], 10, 64)
+		m[r[1]] += n
+	}
+	return m
+}
+
+func checkMerge(t *testing.T, sums map[string]results.Summary, a, b string) {
+	t.Helper()
+	merged := filepath.Join(t.TempDir(), "merged")
+	out, errOut, code := run(t, "loadgen", "merge", "--out", merged, a, b)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, out, errOut)
+	}
+	m, err := results.ReadSummary(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range workload.OpNames {
+		want := opCount(sums["seed"], op) + opCount(sums["unique"], op)
+		if got := opCount(m, op); got != want {
+			t.Errorf("merged %s: %d, want %d", op, got, want)
+		}
+	}
+}
+
+// SIGINT mid-run: loadgen stops issuing, drains, and leaves complete,
+// parseable result files.
+func TestLoadgenInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(filepath.Join(binDir, "loadgen"), "--duration", "5m", "--warmup", "0",
+		"--users", "2000", "--products", "200", "--quiet", "--out", out, "--data-dir", filepath.Join(dir, "data"))
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return lines(filepath.Join(out, "timeline.csv")) > 2 }, 60*time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("loadgen after SIGINT: %v\n%s", err, stdout.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("loadgen did not exit within 60 s of SIGINT")
+	}
+	s, err := results.ReadSummary(out)
+	if err != nil {
+		t.Fatalf("summary after SIGINT: %v", err)
+	}
+	if opCount(s, "comment-write") == 0 || s.DurationSec <= 0 || !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("summary after SIGINT: %d writes over %vs; stdout %q", opCount(s, "comment-write"), s.DurationSec, stdout.String())
+	}
+	counts := timelineCounts(t, filepath.Join(out, "timeline.csv"))
+	if counts["comment-write"] != opCount(s, "comment-write") {
+		t.Errorf("timeline.csv has %d writes, summary %d", counts["comment-write"], opCount(s, "comment-write"))
+	}
+}
+
+func lines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
+	}
+	return n
+}
+
+func waitFor(t *testing.T, cond func() bool, limit time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met in time")
+}
+
+// Every malformed flag, scenario file or SLO is rejected before any write:
+// exit 2, the offending value named, no data or results directory created.
+func TestLoadgenRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badYAML, []byte("workers: 4\nwrokers: 5\n"), 0o644)
+	badValue := filepath.Join(dir, "badvalue.yaml")
+	os.WriteFile(badValue, []byte("mix: {write: 1, teleport: 2}\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workers", "-1"}, "-1"},
+		{[]string{"--duration", "soon"}, "soon"},
+		{[]string{"--layout", "hex"}, "hex"},
+		{[]string{"--scan", "sideways"}, "sideways"},
+		{[]string{"--backend", "cassandra"}, "cassandra"},
+		{[]string{"--rate", "-5"}, "-5"},
+		{[]string{"--ramp", "1000:10"}, "1000:10"},
+		{[]string{"--arrival", "bursty"}, "bursty"},
+		{[]string{"--zipf", "-1"}, "-1"},
+		{[]string{"--preset", "nope"}, "nope"},
+		{[]string{"--scenario", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"--scenario", badYAML}, "wrokers"},
+		{[]string{"--scenario", badValue}, "teleport"},
+		{[]string{"--slo", "comment-write:p98<=1ms"}, "p98"},
+		{[]string{"--slo", "comment-wrte:p99<=1ms"}, "comment-wrte"},
+		{[]string{"--slo", "comment-write:p99<=fast"}, "fast"},
+		{[]string{"--worker-index", "3", "--workers-total", "2"}, "--worker-index 3"},
+		{[]string{"stray"}, "stray"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+	}
+	for _, c := range cases {
+		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
+		_, errOut, code := run(t, "loadgen", append(c.args, "--data-dir", data, "--out", out)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("loadgen %v: exit %d, stderr %q; want 2 naming %q", c.args, code, errOut, c.want)
+		}
+		for _, d := range []string{data, out} {
+			if _, err := os.Stat(d); err == nil {
+				t.Errorf("loadgen %v created %s despite bad input", c.args, d)
+				os.RemoveAll(d)
+			}
+		}
+	}
+}
+
+// An SLO breach makes the exit code 1, so CI can gate on it.
+func TestLoadgenSLOExit(t *testing.T) {
+	for _, c := range []struct {
+		slo  string
+		code int
+	}{
+		{"comment-write:p50<=1us", 1},
+		{"*:error-rate<=1%", 0},
+	} {
+		dir := t.TempDir()
+		out, errOut, code := run(t, "loadgen", "--preset", "ci", "--ops", "300", "--quiet", "--slo", c.slo,
+			"--out", filepath.Join(dir, "out"))
+		if code != c.code {
+			t.Errorf("--slo %s: exit %d, want %d\n%s%s", c.slo, code, c.code, out, errOut)
+		}
+		verdict := map[int]string{0: "met", 1: "BREACHED"}[c.code]
+		if !strings.Contains(out, verdict) {
+			t.Errorf("--slo %s: summary does not say %s:\n%s", c.slo, verdict, out)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package workload
+
+import (
+	"context"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/model"
+)
+
+// Actor performs one kind of user behaviour. intended is when the run meant
+// it to start; an actor records its first operation from that time, so an
+// open-loop run's latency includes the time spent waiting to start.
+type Actor interface {
+	Do(ctx context.Context, w *Worker, intended time.Time)
+}
+
+// actors maps the scenario's mix names to their behaviour.
+var actors = map[string]Actor{
+	"write":       writer{},
+	"burst":       burster{},
+	"multi-order": multiOrder{},
+	"list":        lister{},
+	"pager":       pager{},
+	"timeline":    timelinePager{},
+	"ranker":      ranker{},
+	"ranked":      rankedReader{},
+	"editor":      editor{},
+}
+
+// writer is the commenter: a uniformly chosen user orders a product chosen
+// by popularity and comments on it.
+type writer struct{}
+
+func (writer) Do(ctx context.Context, w *Worker, intended time.Time) {
+	u, p := w.r.IntN(len(w.env.Pop.Users)), w.env.Products.Pick(w.r)
+	order, ok := w.order(ctx, u, intended)
+	if !ok {
+		return
+	}
+	w.comment(ctx, OpWrite, order, u, p, w.content(), w.env.Clock.Now(), time.Now())
+}
+
+// order creates an order for user u and records it.
+func (w *Worker) order(ctx context.Context, u int, intended time.Time) (string, bool) {
+	o := model.Order{ID: w.orders.Next(), UserID: w.env.Pop.Users[u]}
+	start := time.Now()
+	err := w.env.Sys.CreateOrder(ctx, o)
+	w.record(OpOrder, intended, start, err)
+	return o.ID, err == nil
+}
+
+// comment writes one comment stamped ts by the harness clock (the pagers
+// compare stamps with the same clock) and books it where pagers and the
+// ranking job will look for it.
+func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64, intended time.Time) {
+	start := time.Now()
+	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
+		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
+	w.record(op, intended, start, err)
+	if err != nil {
+		return
+	}
+	w.env.Acked.add(p, u)
+	w.env.Recent.add(p)
+	w.remember(c.OrderID, c.ProductID)
+}
+
+func (w *Worker) content() string {
+	cs := w.env.Scenario.Content
+	return cs.Text(w.r, cs.Chars(w.r))
+}
+
+// burster is a flash sale: Size comments on one hot product stamped with
+// one millisecond, EqualLength of them with one byte length, which is
+// exactly what collides in the seed's product-comment key.
+type burster struct{}
+
+func (burster) Do(ctx context.Context, w *Worker, intended time.Time) {
+	b := w.env.Scenario.Burst
+	p := w.env.Products.Pick(w.r)
+	ts := w.env.Clock.Now()
+	same := int(float64(b.Size)*b.EqualLength + 0.5)
+	sameLen := max(1, w.env.Scenario.Content.Chars(w.r))
+	for i := range b.Size {
+		if ctx.Err() != nil {
+			return
+		}
+		u := w.r.IntN(len(w.env.Pop.Users))
+		order, ok := w.order(ctx, u, intended)
+		if !ok {
+			continue
+		}
+		text := w.content()
+		if i < same {
+			text = ContentOfBytes(w.r, sameLen)
+		}
+		w.comment(ctx, OpBurst, order, u, p, text, ts, time.Now())
+		intended = time.Now()
+	}
+}
+
+// multiOrder is one user commenting on several products of one order in
+// one millisecond: the seed's user-comment key collides.
+type multiOrder struct{}
+
+func (multiOrder) Do(ctx context.Context, w *Worker, intended time.Time) {
+	u := w.r.IntN(len(w.env.Pop.Users))
+	order, ok := w.order(ctx, u, intended)
+	if !ok {
+		return
+	}
+	ts := w.env.Clock.Now()
+	seen := map[int]bool{}
+	for range w.env.Scenario.MultiOrder {
+		p := w.env.Products.Pick(w.r)
+		if seen[p] { // one comment per product of an order: (order, product) is the comment's key
+			continue
+		}
+		seen[p] = true
+		w.comment(ctx, OpMulti, order, u, p, w.content(), ts, time.Now())
+	}
+}
+
+// lister reads the first page of a product's listing, hot products most.
+type lister struct{}
+
+func (lister) Do(ctx context.Context, w *Worker, intended time.Time) {
+	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
+	start := time.Now()
+	_, err := w.env.Sys.ProductPage(ctx, p, nil, w.env.Scenario.PageSize)
+	w.record(OpLatest, intended, start, err)
+}
+
+// rankedReader reads a product's top 10.
+type rankedReader struct{}
+
+func (rankedReader) Do(ctx context.Context, w *Worker, intended time.Time) {
+	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
+	start := time.Now()
+	_, err := w.env.Sys.Ranked(ctx, p, 10)
+	w.record(OpRanked, intended, start, err)
+}
+
+// ranker runs the batch ranking job over the products commented since its
+// last run.
+type ranker struct{}
+
+func (ranker) Do(ctx context.Context, w *Worker, intended time.Time) {
+	idx := w.env.Recent.drain()
+	if len(idx) == 0 {
+		return
+	}
+	ids := make([]string, len(idx))
+	for i, p := range idx {
+		ids[i] = w.env.Pop.Products[p]
+	}
+	start := time.Now()
+	_, err := w.env.Sys.RankJob(ctx, ids)
+	w.record(OpRankJob, intended, start, err)
+}
+
+// editor rewrites one of this worker's recent comments.
+type editor struct{}
+
+func (editor) Do(ctx context.Context, w *Worker, intended time.Time) {
+	if len(w.recent) == 0 {
+		return
+	}
+	c := w.recent[w.r.IntN(len(w.recent))]
+	start := time.Now()
+	_, err := w.env.Sys.EditComment(ctx, c.order, c.product, w.content())
+	w.record(OpEdit, intended, start, err)
+}

@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"commentbench/spread"
+	"commentbench/store"
+)
+
+// collector closes an interval every Scenario.Interval: it gathers the
+// workers' interval histograms and the regions' counter deltas and hands
+// them to Config.OnTick.
+type collector struct {
+	r       *run
+	tracker *spread.Tracker
+	ticker  *time.Ticker
+	quit    chan struct{}
+	done    sync.WaitGroup
+
+	mu         sync.Mutex // one tick at a time: the ticker's, a phase change's, the last
+	phase      string
+	phaseStart time.Time
+	last       time.Time
+}
+
+func newCollector(r *run) *collector {
+	now := time.Now()
+	c := &collector{r: r, tracker: spread.NewTracker(), quit: make(chan struct{}),
+		phase: "warmup", phaseStart: now, last: now}
+	c.tracker.Reset(c.stats())
+	return c
+}
+
+func (c *collector) start() {
+	c.ticker = time.NewTicker(time.Duration(c.r.cfg.Scenario.Interval))
+	c.done.Go(func() {
+		for {
+			select {
+			case now := <-c.ticker.C:
+				c.tick(now)
+			case <-c.quit:
+				return
+			}
+		}
+	})
+}
+
+// beginSteady ends the warm-up: what it did is dropped, counters restart
+// from here.
+func (c *collector) beginSteady() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	c.r.cfg.Results.Collect(c.last, now) // nothing was recorded; keeps intervals aligned
+	c.tracker.Reset(c.stats())
+	c.phase, c.phaseStart, c.last = "steady", now, now
+	return now
+}
+
+// finish closes the last, partial interval and returns the run's loads.
+func (c *collector) finish(end time.Time) []spread.Load {
+	c.ticker.Stop()
+	close(c.quit)
+	c.done.Wait()
+	c.tick(end)
+	return c.tracker.Totals()
+}
+
+func (c *collector) tick(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !now.After(c.last) {
+		return
+	}
+	t := Tick{Phase: c.phase, Elapsed: now.Sub(c.phaseStart), Arrivals: c.r.arrived.Load(),
+		Interval: c.r.cfg.Results.Collect(c.last, now)}
+	if c.phase == "steady" {
+		t.Regions = c.tracker.Observe(c.stats())
+	}
+	c.last = now
+	if c.r.cfg.OnTick != nil {
+		c.r.cfg.OnTick(t)
+	}
+}
+
+// stats snapshots the region counters; a backend that cannot answer
+// leaves the interval without region figures rather than stopping the run.
+func (c *collector) stats() []store.RegionStat {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := c.r.env.Sys.Store().RegionStats(ctx)
+	if err != nil {
+		return nil
+	}
+	return s
+}

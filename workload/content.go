@@ -1,0 +1,148 @@
+// Comment text: Korean and English review words with long-tailed lengths.
+// Hangul takes 3 bytes in UTF-8, so a comment's byte length (which the seed
+// layout puts in the product-comment key) differs from its character count.
+
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// MaxContentChars bounds MaxChars: far beyond any review, and small enough
+// that one comment cannot blow up a batch.
+const MaxContentChars = 100_000
+
+// lengthSigma is the log-normal spread of comment lengths: p99 is about
+// e^(2.33·sigma) ≈ 10× the median, the shape of real review lengths (most
+// are a line, a few are essays).
+const lengthSigma = 1.0
+
+// ContentSpec shapes comment text.
+type ContentSpec struct {
+	Korean      float64 `yaml:"korean" json:"korean"`             // fraction of words in Korean, 0..1
+	MedianChars int     `yaml:"median_chars" json:"median_chars"` // median length in characters
+	MaxChars    int     `yaml:"max_chars" json:"max_chars"`       // longest comment, in characters
+}
+
+// Validate names the yaml field, the value and the allowed range.
+func (c ContentSpec) Validate() error {
+	switch {
+	case !(c.Korean >= 0 && c.Korean <= 1):
+		return fmt.Errorf("korean: %v is out of range (want 0 to 1)", c.Korean)
+	case c.MedianChars < 1 || c.MedianChars > MaxContentChars:
+		return fmt.Errorf("median_chars: %d is out of range (want 1 to %d)", c.MedianChars, MaxContentChars)
+	case c.MaxChars < c.MedianChars || c.MaxChars > MaxContentChars:
+		return fmt.Errorf("max_chars: %d is out of range (want median_chars %d to %d)", c.MaxChars, c.MedianChars, MaxContentChars)
+	}
+	return nil
+}
+
+// Chars draws a comment length: log-normal with median MedianChars,
+// clipped to [1, MaxChars].
+func (c ContentSpec) Chars(r *rand.Rand) int {
+	n := math.Round(float64(c.MedianChars) * math.Exp(lengthSigma*r.NormFloat64()))
+	return int(max(1, min(n, float64(c.MaxChars))))
+}
+
+// Text returns exactly chars characters (runes) of space-separated review
+// words, each Korean with probability c.Korean. The last word is cut to fit,
+// and a final single free character becomes punctuation rather than a
+// trailing space.
+func (c ContentSpec) Text(r *rand.Rand, chars int) string {
+	var b strings.Builder
+	b.Grow(chars * 3)
+	for left := chars; left > 0; {
+		if left < chars {
+			if left == 1 {
+				b.WriteByte(".!?"[r.IntN(3)])
+				break
+			}
+			b.WriteByte(' ')
+			left--
+		}
+		left -= writePrefix(&b, c.word(r), left)
+	}
+	return b.String()
+}
+
+func (c ContentSpec) word(r *rand.Rand) string {
+	if r.Float64() < c.Korean {
+		return koreanWords[r.IntN(len(koreanWords))]
+	}
+	return englishWords[r.IntN(len(englishWords))]
+}
+
+// writePrefix writes at most n runes of w and returns how many it wrote.
+func writePrefix(b *strings.Builder, w string, n int) int {
+	written := 0
+	for _, ch := range w {
+		if written == n {
+			break
+		}
+		b.WriteRune(ch)
+		written++
+	}
+	return written
+}
+
+// ContentOfBytes returns exactly nbytes bytes of valid UTF-8 mixing 3-byte
+// Hangul and ASCII. A burst uses it to give comments one byte length (so
+// the seed layout's product-comment keys collide) while their texts differ.
+func ContentOfBytes(r *rand.Rand, nbytes int) string {
+	var b strings.Builder
+	b.Grow(nbytes)
+	for left := nbytes; left > 0; left = nbytes - b.Len() {
+		if b.Len() > 0 && left > 1 {
+			b.WriteByte(' ')
+			left--
+		}
+		w := koreanWords[r.IntN(len(koreanWords))]
+		if r.IntN(2) == 0 {
+			w = englishWords[r.IntN(len(englishWords))]
+		}
+		if len(w) > left {
+			w = fillerBytes(r, left)
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// hangulBytes is the UTF-8 length of every precomposed Hangul syllable.
+const hangulBytes = 3
+
+// fillerBytes makes n bytes when no word fits: Hangul syllables while 3 bytes
+// remain, then ASCII letters.
+func fillerBytes(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for ; n >= hangulBytes; n -= hangulBytes {
+		b.WriteRune(rune(0xAC00 + r.IntN(11172))) // 가..힣
+	}
+	for ; n > 0; n-- {
+		b.WriteByte(byte('a' + r.IntN(26)))
+	}
+	return b.String()
+}
+
+// Words people write in product reviews, so listings look like the real
+// thing when someone inspects the tables.
+var koreanWords = []string{
+	"좋아요", "배송", "빠르고", "만족합니다", "가격", "대비", "품질", "최고예요",
+	"재구매", "의사", "있어요", "포장", "꼼꼼하게", "왔어요", "사이즈", "딱",
+	"맞아요", "색상", "예뻐요", "생각보다", "작아요", "아쉬워요", "추천합니다", "튼튼하고",
+	"가볍고", "편해요", "별로예요", "그냥", "그래요", "정말", "너무", "마음에",
+	"들어요", "선물용으로", "샀는데", "부모님이", "좋아하세요", "냄새", "교환", "했어요",
+	"디자인", "깔끔해요", "가성비", "두번째", "구매", "입니다", "감사합니다", "느려요",
+}
+
+var englishWords = []string{
+	"great", "fast", "shipping", "quality", "love", "it", "would", "buy",
+	"again", "size", "fits", "perfectly", "color", "is", "nice", "cheap",
+	"smaller", "than", "expected", "recommend", "sturdy", "comfortable", "packaging", "was",
+	"damaged", "works", "fine", "value", "for", "money", "returned", "gift",
+	"my", "kids", "the", "product", "arrived", "late", "not", "bad",
+	"excellent", "okay", "disappointed", "five", "stars", "soft", "light", "broke",
+}

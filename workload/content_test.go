@@ -1,0 +1,115 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var testContentSpec = ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000}
+
+func TestContentCharsLongTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	n := make([]int, 20_000)
+	for i := range n {
+		n[i] = testContentSpec.Chars(r)
+	}
+	slices.Sort(n)
+	median, p99 := n[len(n)/2], n[len(n)*99/100]
+	if median < 36 || median > 44 {
+		t.Errorf("median %d chars, want 40±4", median)
+	}
+	if p99 < 5*median {
+		t.Errorf("p99 %d chars is not a long tail over median %d", p99, median)
+	}
+	if n[0] < 1 || n[len(n)-1] > testContentSpec.MaxChars {
+		t.Errorf("lengths span %d..%d, want within 1..%d", n[0], n[len(n)-1], testContentSpec.MaxChars)
+	}
+}
+
+func TestContentCharsClipped(t *testing.T) {
+	c := ContentSpec{MedianChars: 40, MaxChars: 50}
+	r := rand.New(rand.NewPCG(2, 2))
+	hitMax := false
+	for range 10_000 {
+		n := c.Chars(r)
+		if n < 1 || n > 50 {
+			t.Fatalf("Chars = %d outside 1..50", n)
+		}
+		hitMax = hitMax || n == 50
+	}
+	if !hitMax {
+		t.Error("the clip at max_chars was never reached")
+	}
+}
+
+func TestContentText(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, korean := range []float64{0, 0.5, 1} {
+		c := ContentSpec{Korean: korean, MedianChars: 40, MaxChars: 1000}
+		bytes, runes := 0, 0
+		for chars := range 200 {
+			s := c.Text(r, chars)
+			if !utf8.ValidString(s) {
+				t.Fatalf("korean %v: Text(%d) is not valid UTF-8: %q", korean, chars, s)
+			}
+			if got := utf8.RuneCountInString(s); got != chars {
+				t.Fatalf("korean %v: Text(%d) has %d characters: %q", korean, chars, got, s)
+			}
+			if strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+				t.Fatalf("Text(%d) = %q has an outer space", chars, s)
+			}
+			if korean == 1 && chars >= 2 && len(s) <= chars {
+				t.Errorf("Korean Text(%d) has %d bytes, want more than characters: %q", chars, len(s), s)
+			}
+			bytes, runes = bytes+len(s), runes+chars
+		}
+		if ratio := float64(bytes) / float64(runes); korean == 0 && ratio != 1 || korean > 0 && ratio < 1+korean {
+			t.Errorf("korean %v: %.2f bytes per character", korean, ratio)
+		}
+	}
+}
+
+func TestContentOfBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	hangul := false
+	for n := range 501 {
+		s := ContentOfBytes(r, n)
+		if len(s) != n || !utf8.ValidString(s) {
+			t.Fatalf("ContentOfBytes(%d) = %q: %d bytes, valid UTF-8 %v", n, s, len(s), utf8.ValidString(s))
+		}
+		hangul = hangul || utf8.RuneCountInString(s) < n
+	}
+	if !hangul {
+		t.Error("no Hangul in any content")
+	}
+	same := 0
+	for range 100 {
+		if ContentOfBytes(r, 30) == ContentOfBytes(r, 30) {
+			same++
+		}
+	}
+	if same > 2 {
+		t.Errorf("%d of 100 pairs of 30-byte contents were equal", same)
+	}
+}
+
+func TestContentSpecValidate(t *testing.T) {
+	if err := testContentSpec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]ContentSpec{
+		"korean: 1.5":       {Korean: 1.5, MedianChars: 40, MaxChars: 1000},
+		"korean: -0.1":      {Korean: -0.1, MedianChars: 40, MaxChars: 1000},
+		"median_chars: 0":   {MedianChars: 0, MaxChars: 1000},
+		"max_chars: 10":     {MedianChars: 40, MaxChars: 10},
+		"max_chars: 200000": {MedianChars: 40, MaxChars: 200_000},
+	}
+	for want, c := range bad {
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v.Validate() = %v, want %q", c, err, want)
+		}
+	}
+}

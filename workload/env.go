@@ -1,0 +1,175 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/results"
+	"commentbench/store"
+)
+
+// The operations recorded, one histogram each. An actor may record several
+// (a pager records each page it reads).
+const (
+	OpOrder = iota
+	OpWrite
+	OpBurst
+	OpMulti
+	OpLatest
+	OpPage
+	OpTimeline
+	OpRankJob
+	OpRanked
+	OpEdit
+)
+
+// OpNames are the operations' names in results and SLO expressions.
+var OpNames = []string{"order-create", "comment-write", "burst-write", "multi-order-write",
+	"product-latest", "product-page", "user-timeline", "rank-job", "ranked", "comment-edit"}
+
+// Clock stamps comments: milliseconds of wall time at the run's start plus
+// monotonic time since, so it never runs backwards and a burst can put
+// several comments in exactly one millisecond.
+type Clock struct {
+	base  int64
+	start time.Time
+}
+
+// NewClock starts a clock at now.
+func NewClock() *Clock {
+	now := time.Now()
+	return &Clock{base: now.UnixMilli(), start: now}
+}
+
+// Now is the current millisecond.
+func (c *Clock) Now() int64 { return c.base + time.Since(c.start).Milliseconds() }
+
+// Population is what the seeder created: the ids actors choose from.
+type Population struct {
+	Users, Products, Sellers []string
+}
+
+// Env is what every worker shares. Everything in it is safe for concurrent
+// use.
+type Env struct {
+	Sys      *comments.System
+	Scenario Scenario
+	Pop      Population
+	Products *Popularity // by popularity rank: index 0 is the hottest product
+	Clock    *Clock
+	Acked    *Acked
+	Checks   *Violations
+	Recent   *RecentProducts
+	// recording is off during warm-up: arrivals then run but are not counted.
+	recording atomic.Bool
+}
+
+// Worker is one goroutine's state. Nothing in it is shared.
+type Worker struct {
+	env    *Env
+	r      *rand.Rand
+	orders keys.IDGen
+	rec    *results.Recorder
+	recent []commentRef // this worker's latest comments, for the editor
+	next   int
+	// counting says whether the arrival being run is recorded (see ticket).
+	counting bool
+}
+
+type commentRef struct{ order, product string }
+
+const recentComments = 256
+
+func (w *Worker) remember(order, product string) {
+	if len(w.recent) < recentComments {
+		w.recent = append(w.recent, commentRef{order, product})
+		return
+	}
+	w.recent[w.next] = commentRef{order, product}
+	w.next = (w.next + 1) % recentComments
+}
+
+// record files one finished operation of a counted arrival.
+func (w *Worker) record(op int, intended, start time.Time, err error) {
+	if w.counting {
+		w.rec.Record(op, intended, start, time.Now(), ErrorKind(err))
+	}
+}
+
+// ErrorKind names an error's class for the error counts: the kinds a user
+// acts on differently.
+func ErrorKind(err error) string {
+	var we *comments.WriteError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &we):
+		return "partial-write"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, comments.ErrOrderNotFound):
+		return "order-not-found"
+	case errors.Is(err, comments.ErrOrderUser):
+		return "order-user"
+	case errors.Is(err, comments.ErrCommentNotFound):
+		return "comment-not-found"
+	case errors.Is(err, keys.ErrBadID), errors.Is(err, keys.ErrBadKey):
+		return "bad-key"
+	case errors.Is(err, store.ErrClosed):
+		return "closed"
+	}
+	return "store"
+}
+
+// Acked counts the comments acknowledged per product and per user, so a
+// pager knows how many a listing must at least show.
+type Acked struct {
+	products, users []atomic.Int64
+}
+
+// NewAcked sizes the counters for a population.
+func NewAcked(products, users int) *Acked {
+	return &Acked{products: make([]atomic.Int64, products), users: make([]atomic.Int64, users)}
+}
+
+func (a *Acked) add(product, user int) {
+	a.products[product].Add(1)
+	a.users[user].Add(1)
+}
+
+// RecentProducts are the products commented since the ranking job last ran.
+type RecentProducts struct {
+	mu  sync.Mutex
+	set map[int]struct{}
+}
+
+func (r *RecentProducts) add(i int) {
+	r.mu.Lock()
+	if r.set == nil {
+		r.set = map[int]struct{}{}
+	}
+	r.set[i] = struct{}{}
+	r.mu.Unlock()
+}
+
+// drain returns the products and empties the set.
+func (r *RecentProducts) drain() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]int, 0, len(r.set))
+	for i := range r.set {
+		out = append(out, i)
+	}
+	r.set = nil
+	slices.Sort(out) // the job's order must not depend on map order
+	return out
+}

@@ -1,0 +1,163 @@
+// Named scenarios, and the one-paragraph descriptions --help shows.
+
+package workload
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// presets build a fresh Scenario each call, so a caller that edits its
+// Mix cannot change the preset for the next caller.
+var presets = map[string]func() Scenario{
+	"steady":          steadyPreset,
+	"flash-sale":      flashSalePreset,
+	"deep-pagination": deepPaginationPreset,
+	"ci":              ciPreset,
+}
+
+// PresetNames lists the presets, sorted.
+func PresetNames() []string { return slices.Sorted(maps.Keys(presets)) }
+
+// Preset returns the named scenario.
+func Preset(name string) (Scenario, error) {
+	build, ok := presets[name]
+	if !ok {
+		return Scenario{}, fmt.Errorf("unknown scenario preset %q (want one of %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	return build(), nil
+}
+
+// presetDefaults are the knobs no preset changes unless it has a reason to.
+func presetDefaults() Scenario {
+	return Scenario{
+		Layout: "seed", Scan: "bounded", IDs: "random", Seed: 1,
+		Arrival: "constant", Interval: Duration(time.Second), PageSize: 10,
+		Content:    ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},
+		MultiOrder: 3,
+		Popularity: PopularitySpec{Exponent: 0.99},
+	}
+}
+
+func steadyPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "steady"
+	s.Description = "Everyday traffic: mostly new comments and first-page listings, " +
+		"some deeper paging and rank reads, the ranking job on a clock and a rare small burst."
+	s.Users, s.Products, s.Sellers, s.Regions = 20_000, 2_000, 200, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(30), presetSeconds(3), 8
+	s.MaxPages, s.RankEvery = 5, presetSeconds(5)
+	s.Burst = BurstSpec{Size: 4, EqualLength: 0.25}
+	s.Mix = map[string]float64{"write": 35, "list": 35, "pager": 5, "timeline": 5,
+		"ranked": 10, "editor": 3, "burst": 1}
+	return s
+}
+
+func flashSalePreset() Scenario {
+	s := presetDefaults()
+	s.Name = "flash-sale"
+	s.Description = "A flash sale: 10 hot products take 60% of the traffic, bursts of 16 comments " +
+		"land in one millisecond every 200 ms (half of each with one byte length), " +
+		"multi-product orders, and heavy first-page reads of the hot products."
+	s.Users, s.Products, s.Sellers, s.Regions = 50_000, 1_000, 100, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(30), presetSeconds(2), 16
+	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 10, HotShare: 0.6}
+	s.Content = ContentSpec{Korean: 0.7, MedianChars: 20, MaxChars: 500}
+	s.MaxPages, s.RankEvery = 3, presetSeconds(2)
+	s.Burst = BurstSpec{Every: Duration(200 * time.Millisecond), Size: 16, EqualLength: 0.5}
+	s.Mix = map[string]float64{"write": 20, "multi-order": 10, "list": 50, "ranked": 10,
+		"pager": 3, "timeline": 2, "editor": 2}
+	return s
+}
+
+func deepPaginationPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "deep-pagination"
+	s.Description = "Few products with many comments: a long write-heavy warm-up fills them, " +
+		"then pagers walk product listings and user timelines to the end."
+	s.Users, s.Products, s.Sellers, s.Regions = 2_000, 20, 5, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(30), presetSeconds(15), 8
+	s.MaxPages, s.RankEvery = 0, presetSeconds(10)
+	s.Burst = BurstSpec{Size: 4, EqualLength: 0.25}
+	s.Mix = map[string]float64{"write": 35, "pager": 40, "timeline": 15, "list": 5, "ranked": 5}
+	return s
+}
+
+func ciPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "ci"
+	s.Description = "Small, fast and deterministic: every actor in a closed loop of 2 workers " +
+		"for 3000 operations, bursts whose comments all share one byte length " +
+		"(so the seed layout collides every burst), nothing on a clock."
+	s.Users, s.Products, s.Sellers, s.Regions = 500, 50, 10, 4
+	s.Duration, s.Ops, s.Workers = presetSeconds(60), 3000, 2
+	s.MaxPages = 5
+	s.Burst = BurstSpec{Size: 4, EqualLength: 1}
+	s.Mix = map[string]float64{"write": 30, "burst": 5, "multi-order": 5, "list": 15,
+		"pager": 10, "timeline": 10, "ranker": 5, "ranked": 10, "editor": 10}
+	return s
+}
+
+func presetSeconds(n int) Duration { return Duration(time.Duration(n) * time.Second) }
+
+// Describe is one paragraph for --help and the README: the description,
+// then the knobs that shape the run.
+func (s Scenario) Describe() string {
+	parts := []string{s.Name + ": " + s.Description, s.runPart(), s.dataPart(), s.mixPart()}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " ")
+}
+
+func (s Scenario) runPart() string {
+	var b strings.Builder
+	switch {
+	case s.Duration > 0 && s.Ops > 0:
+		fmt.Fprintf(&b, "Runs %d operations (at most %v)", s.Ops, s.Duration)
+	case s.Ops > 0:
+		fmt.Fprintf(&b, "Runs %d operations", s.Ops)
+	default:
+		fmt.Fprintf(&b, "Runs %v", s.Duration)
+	}
+	if s.Warmup > 0 {
+		fmt.Fprintf(&b, " after a %v warm-up", s.Warmup)
+	}
+	switch {
+	case s.Ramp != "":
+		fmt.Fprintf(&b, ", open loop ramping %s (%s arrivals)", s.Ramp, s.Arrival)
+	case s.Rate > 0:
+		fmt.Fprintf(&b, ", open loop at %v ops/s (%s arrivals)", s.Rate, s.Arrival)
+	default:
+		b.WriteString(", closed loop")
+	}
+	fmt.Fprintf(&b, ", on %d workers, layout %s, %s scans.", s.Workers, s.Layout, s.Scan)
+	return b.String()
+}
+
+func (s Scenario) dataPart() string {
+	p := s.Popularity
+	hot := ""
+	if p.HotProducts > 0 {
+		hot = fmt.Sprintf(" (%d hot products take %.0f%%)", p.HotProducts, 100*p.HotShare)
+	}
+	return fmt.Sprintf("Seeds %d users, %d products and %d sellers in %d regions per table; "+
+		"products are picked by Zipf %v%s.", s.Users, s.Products, s.Sellers, s.Regions, p.Exponent, hot)
+}
+
+func (s Scenario) mixPart() string {
+	var ws []string
+	for _, name := range ActorNames {
+		if w := s.Mix[name]; w > 0 {
+			ws = append(ws, fmt.Sprintf("%s %v", name, w))
+		}
+	}
+	out := "Mix: " + strings.Join(ws, ", ") + "."
+	if s.RankEvery > 0 {
+		out += fmt.Sprintf(" Ranker every %v.", s.RankEvery)
+	}
+	if s.Burst.Every > 0 {
+		out += fmt.Sprintf(" Bursts of %d every %v.", s.Burst.Size, s.Burst.Every)
+	}
+	return out
+}

@@ -1,0 +1,401 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/pace"
+	"commentbench/results"
+	"commentbench/spread"
+	"commentbench/store"
+)
+
+// Config is one run: a validated scenario and what the command decided.
+type Config struct {
+	Scenario Scenario
+	Sys      *comments.System
+	Results  *results.Set
+	// WorkerIndex of WorkersTotal processes loading one cluster: each gets
+	// its own order ids, all share the population (made from the seed).
+	WorkerIndex, WorkersTotal int
+	// OnTick is called from one goroutine at every interval.
+	OnTick func(Tick)
+	// Abort, when done, cancels the operations still in flight after the
+	// run has stopped issuing (a second Ctrl-C). Nil: wait DrainTimeout.
+	Abort <-chan struct{}
+}
+
+// DrainTimeout bounds how long a stopped run waits for in-flight operations.
+const DrainTimeout = 30 * time.Second
+
+// LateAfter is how far behind its intended start an open-loop arrival may
+// begin before it counts as late.
+const LateAfter = time.Millisecond
+
+// Tick is one interval of a run.
+type Tick struct {
+	Phase    string        // "warmup" or "steady"
+	Elapsed  time.Duration // since the phase began
+	Interval results.Interval
+	Regions  []store.RegionStat // the interval's counter deltas
+	Arrivals int64              // operations started in the steady phase so far
+}
+
+// Outcome is what a run did beyond its histograms.
+type Outcome struct {
+	Start, End  time.Time // the steady phase
+	Pacing      results.Pacing
+	Violations  map[string]*results.Violation
+	Loads       []spread.Load // per region over the steady phase
+	Interrupted bool          // stopped by the caller's context
+}
+
+// Prepare creates the tables and seeds the population the actors use.
+func Prepare(ctx context.Context, cfg Config) (*Env, error) {
+	sc := cfg.Scenario
+	scheme, err := keys.SchemeByName(sc.IDs)
+	if err != nil {
+		return nil, err
+	}
+	splits, err := keys.SplitPoints(scheme, sc.Regions)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Sys.CreateTables(ctx, splits); err != nil {
+		return nil, err
+	}
+	pop, err := seedPopulation(ctx, cfg.Sys, sc, scheme)
+	if err != nil {
+		return nil, err
+	}
+	ps := sc.Popularity
+	popularity, err := NewPopularity(len(pop.Products), ps.Exponent, ps.HotProducts, ps.HotShare)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: NewClock(),
+		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{}}, nil
+}
+
+// run is the state of one Run call.
+type run struct {
+	cfg     Config
+	env     *Env
+	opCtx   context.Context
+	stopped chan struct{}
+	stop    func()
+	budget  atomic.Int64 // steady-phase arrivals left; unlimited when ops == 0
+	arrived atomic.Int64
+	late    atomic.Int64
+	unstart atomic.Int64
+	mix     *mix
+	orders  func(worker int) keys.IDGen
+}
+
+// Run drives the actors until the scenario's duration or op count, or until
+// ctx is done; then it stops issuing, drains what is in flight, and returns.
+func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
+	sc := cfg.Scenario
+	m, err := newMix(sc.Mix)
+	if err != nil {
+		return Outcome{}, err
+	}
+	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelOps()
+	r := &run{cfg: cfg, env: e, opCtx: opCtx, stopped: make(chan struct{}), mix: m}
+	var once sync.Once
+	r.stop = func() { once.Do(func() { close(r.stopped) }) }
+	r.budget.Store(sc.Ops)
+	if r.orders, err = orderIDs(sc, cfg.WorkerIndex); err != nil {
+		return Outcome{}, err
+	}
+
+	col := newCollector(r)
+	out := Outcome{}
+	if sc.Warmup == 0 { // steady from the first operation
+		out.Start = r.beginSteady(col)
+	}
+	var wg sync.WaitGroup
+	r.startWorkers(&wg)
+	col.start()
+	interrupted := r.waitForEnd(ctx, col, &out)
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	r.drain(drained, cancelOps)
+	out.End = time.Now()
+	out.Loads = col.finish(out.End)
+	out.Interrupted = interrupted
+	out.Violations = e.Checks.Snapshot()
+	out.Pacing = r.pacing()
+	return out, nil
+}
+
+// waitForEnd runs the warm-up, then the steady phase, until the duration
+// passes, the op budget is spent, or ctx is done.
+func (r *run) waitForEnd(ctx context.Context, col *collector, out *Outcome) (interrupted bool) {
+	sc := r.cfg.Scenario
+	if w := time.Duration(sc.Warmup); w > 0 {
+		select {
+		case <-time.After(w):
+		case <-ctx.Done():
+			r.stop()
+			return true
+		case <-r.stopped:
+		}
+		out.Start = r.beginSteady(col)
+	}
+	var deadline <-chan time.Time
+	if d := time.Duration(sc.Duration); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		deadline = t.C
+	}
+	select {
+	case <-deadline:
+	case <-ctx.Done():
+		interrupted = true
+	case <-r.stopped:
+	}
+	r.stop()
+	return interrupted
+}
+
+// drain waits for in-flight operations, cancelling them on Abort or after
+// DrainTimeout so a hung backend cannot keep the results from being written.
+func (r *run) drain(drained <-chan struct{}, cancel func()) {
+	t := time.NewTimer(DrainTimeout)
+	defer t.Stop()
+	select {
+	case <-drained:
+		return
+	case <-r.cfg.Abort:
+	case <-t.C:
+	}
+	cancel()
+	<-drained
+}
+
+// beginSteady ends the warm-up: from here arrivals are counted.
+func (r *run) beginSteady(col *collector) time.Time {
+	start := col.beginSteady()
+	r.env.recording.Store(true)
+	return start
+}
+
+func (r *run) isStopped() bool {
+	select {
+	case <-r.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
+// ticket admits one arrival and says whether it counts: an arrival admitted
+// in the steady phase is recorded whole, one admitted in the warm-up never
+// is, whenever its operations end. The steady phase spends the op budget.
+func (r *run) ticket() (ok, counted bool) {
+	if r.isStopped() {
+		return false, false
+	}
+	if !r.env.recording.Load() {
+		return true, false
+	}
+	if r.cfg.Scenario.Ops > 0 && r.budget.Add(-1) < 0 {
+		r.stop()
+		return false, false
+	}
+	return true, true
+}
+
+func (r *run) newWorker(i int) *Worker {
+	seed := r.cfg.Scenario.Seed
+	return &Worker{env: r.env, r: rand.New(rand.NewPCG(seed, uint64(r.cfg.WorkerIndex)<<32|uint64(i+1))),
+		orders: r.orders(i), rec: r.cfg.Results.NewRecorder()}
+}
+
+func (r *run) startWorkers(wg *sync.WaitGroup) {
+	sc := r.cfg.Scenario
+	var arrivals <-chan arrival
+	if sc.Rate > 0 || sc.Ramp != "" {
+		ch := make(chan arrival, sc.Workers)
+		arrivals = ch
+		wg.Go(func() { r.dispatch(ch) })
+	}
+	for i := range sc.Workers {
+		w := r.newWorker(i)
+		if arrivals == nil {
+			wg.Go(func() { r.closedLoop(w) })
+		} else {
+			wg.Go(func() { r.openLoop(w, arrivals) })
+		}
+	}
+	r.startPeriodic(wg, sc.Workers, time.Duration(sc.RankEvery), ranker{})
+	r.startPeriodic(wg, sc.Workers+1, time.Duration(sc.Burst.Every), burster{})
+}
+
+// closedLoop runs actors back to back, as fast as the backend answers.
+func (r *run) closedLoop(w *Worker) {
+	for {
+		ok, counted := r.ticket()
+		if !ok {
+			return
+		}
+		w.counting = counted
+		if counted {
+			r.arrived.Add(1)
+		}
+		r.mix.pick(w.r).Do(r.opCtx, w, time.Now())
+	}
+}
+
+// openLoop runs an actor per arrival, measured from the arrival's time.
+func (r *run) openLoop(w *Worker, arrivals <-chan arrival) {
+	for a := range arrivals {
+		if r.isStopped() {
+			if a.counted {
+				r.unstart.Add(1)
+			}
+			continue
+		}
+		w.counting = a.counted
+		if a.counted {
+			r.arrived.Add(1)
+			if time.Since(a.at) > LateAfter {
+				r.late.Add(1)
+			}
+		}
+		r.mix.pick(w.r).Do(r.opCtx, w, a.at)
+	}
+}
+
+// arrival is an open-loop arrival: when it was due, and whether it counts.
+type arrival struct {
+	at      time.Time
+	counted bool
+}
+
+// dispatch releases arrivals at their intended times. When every worker is
+// busy it blocks, and the arrivals due meanwhile go out late, with their
+// latency counted from when they were due (coordinated omission corrected).
+func (r *run) dispatch(ch chan<- arrival) {
+	defer close(ch)
+	sc := r.cfg.Scenario
+	arr := pace.NewArrivals(rateOf(sc), sc.Arrival == "poisson", rand.New(rand.NewPCG(sc.Seed, 0xa77)))
+	begin := time.Now()
+	for {
+		at := begin.Add(arr.Next())
+		if d := time.Until(at); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.stopped:
+				return
+			}
+		}
+		ok, counted := r.ticket()
+		if !ok {
+			r.countUnstarted(arr, begin, at)
+			return
+		}
+		select {
+		case ch <- arrival{at, counted}:
+		case <-r.stopped:
+			r.countUnstarted(arr, begin, at)
+			return
+		}
+	}
+}
+
+// countUnstarted counts the arrivals that were due but never started, so a
+// backend that falls behind shows up in the numbers.
+func (r *run) countUnstarted(arr *pace.Arrivals, begin, at time.Time) {
+	if !r.env.recording.Load() {
+		return
+	}
+	now := time.Now()
+	for ; !at.After(now); at = begin.Add(arr.Next()) {
+		r.unstart.Add(1)
+	}
+}
+
+func rateOf(sc Scenario) pace.Rate {
+	if sc.Ramp != "" {
+		ramp, _ := pace.ParseRamp(sc.Ramp) // validated with the scenario
+		return ramp
+	}
+	return pace.Constant(sc.Rate)
+}
+
+// startPeriodic runs an actor every period on its own worker (id i), apart
+// from the mix: the ranking job and flash-sale bursts run on a clock.
+func (r *run) startPeriodic(wg *sync.WaitGroup, i int, period time.Duration, a Actor) {
+	if period <= 0 {
+		return
+	}
+	w := r.newWorker(i)
+	wg.Go(func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case at := <-t.C:
+				w.counting = r.env.recording.Load()
+				a.Do(r.opCtx, w, at)
+			case <-r.stopped:
+				return
+			}
+		}
+	})
+}
+
+func (r *run) pacing() results.Pacing {
+	sc := r.cfg.Scenario
+	p := results.Pacing{Mode: "closed", Arrivals: r.arrived.Load()}
+	if sc.Rate > 0 || sc.Ramp != "" {
+		p.Mode, p.Rate, p.Late, p.Unstarted = "open", sc.Rate, r.late.Load(), r.unstart.Load()
+	}
+	return p
+}
+
+// mix picks actors by the scenario's weights.
+type mix struct {
+	actors []Actor
+	cum    []float64
+}
+
+func newMix(weights map[string]float64) (*mix, error) {
+	m := &mix{}
+	total := 0.0
+	for _, name := range ActorNames { // fixed order: the same seed picks the same actors
+		wt := weights[name]
+		if wt <= 0 {
+			continue
+		}
+		a, ok := actors[name]
+		if !ok {
+			return nil, fmt.Errorf("mix: no actor %q", name)
+		}
+		total += wt
+		m.actors, m.cum = append(m.actors, a), append(m.cum, total)
+	}
+	if len(m.actors) == 0 {
+		return nil, fmt.Errorf("mix: no actor has a weight above 0")
+	}
+	return m, nil
+}
+
+func (m *mix) pick(r *rand.Rand) Actor {
+	x := r.Float64() * m.cum[len(m.cum)-1]
+	for i, c := range m.cum {
+		if x < c {
+			return m.actors[i]
+		}
+	}
+	return m.actors[len(m.actors)-1]
+}

@@ -1,0 +1,187 @@
+package workload
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/results"
+	"commentbench/store"
+	"commentbench/store/embedded"
+)
+
+// slowStore delays every call, as an overloaded region server would.
+type slowStore struct {
+	store.Store
+	delay time.Duration
+}
+
+func (s slowStore) Mutate(ctx context.Context, t string, m ...store.Mutation) error {
+	time.Sleep(s.delay)
+	return s.Store.Mutate(ctx, t, m...)
+}
+
+func (s slowStore) Scan(ctx context.Context, t string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	time.Sleep(s.delay)
+	return s.Store.Scan(ctx, t, sc, each)
+}
+
+func (s slowStore) BatchGet(ctx context.Context, t string, rows [][]byte) ([]store.Row, error) {
+	time.Sleep(s.delay)
+	return s.Store.BatchGet(ctx, t, rows)
+}
+
+func testScenario(t testing.TB, layout string) Scenario {
+	t.Helper()
+	sc, err := Preset("ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Layout = layout
+	return sc
+}
+
+func openEngine(t testing.TB) store.Store {
+	t.Helper()
+	e, err := embedded.Open(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// runScenario prepares and runs sc on st and returns the outcome and the
+// recorded totals by op name.
+func runScenario(t testing.TB, ctx context.Context, st store.Store, sc Scenario) (Outcome, map[string]results.OpTotals) {
+	t.Helper()
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	layout, _ := keys.LayoutByName(sc.Layout)
+	mode, _ := comments.ParseScanMode(sc.Scan)
+	set := results.NewSet(OpNames, time.Duration(sc.Interval))
+	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1,
+		Sys: comments.New(st, comments.Options{Layout: layout, Scan: mode})}
+	env, err := Prepare(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := map[string]results.OpTotals{}
+	for _, o := range set.Totals() {
+		tot[o.Op] = o
+	}
+	return out, tot
+}
+
+// Against a backend slower than the arrival rate, latency measured from the
+// intended start shows the queue; service time, from the actual start, does
+// not.
+func TestOpenLoopShowsQueueing(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Workers, sc.Rate, sc.Ops = 1, 200, 0 // capacity ~100/s: two 5 ms calls per listing
+	sc.Duration, sc.Warmup = Duration(1500*time.Millisecond), 0
+	out, tot := runScenario(t, context.Background(), slowStore{openEngine(t), 5 * time.Millisecond}, sc)
+	lat, svc := tot["product-latest"].Latency.ValueAtQuantile(50), tot["product-latest"].Service.ValueAtQuantile(50)
+	if lat < 5*svc {
+		t.Errorf("p50 latency %dµs, service %dµs: want the queue (latency ≥ 5× service)", lat, svc)
+	}
+	if out.Pacing.Mode != "open" || out.Pacing.Late == 0 || out.Pacing.Unstarted == 0 {
+		t.Errorf("pacing %+v: want late and unstarted arrivals counted", out.Pacing)
+	}
+	// Every arrival is accounted for: started (and recorded) or unstarted.
+	if got := tot["product-latest"].Count + tot["product-latest"].Errors; got != out.Pacing.Arrivals {
+		t.Errorf("%d listings recorded for %d arrivals", got, out.Pacing.Arrivals)
+	}
+}
+
+// On the seed layout the bursts' same-millisecond, same-length comments
+// collide and the pagers find comments missing; on unique they find nothing.
+func TestPagersSeeSeedCollisions(t *testing.T) {
+	for _, layout := range []string{"seed", "unique"} {
+		t.Run(layout, func(t *testing.T) {
+			out, _ := runScenario(t, context.Background(), openEngine(t), testScenario(t, layout))
+			missing := out.Violations[VMissing]
+			switch layout {
+			case "seed":
+				if missing == nil || missing.Count == 0 {
+					t.Fatalf("violations %v: want missing comments on the seed layout", out.Violations)
+				}
+			case "unique":
+				if len(out.Violations) != 0 {
+					for k, v := range out.Violations {
+						t.Errorf("%s: %d, e.g. %v", k, v.Count, v.Samples)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The same seed gives one worker the same sequence of operations.
+func TestSeedReproducesOperations(t *testing.T) {
+	counts := func() map[string]int64 {
+		sc := testScenario(t, "unique")
+		sc.Workers, sc.Ops = 1, 500
+		_, tot := runScenario(t, context.Background(), openEngine(t), sc)
+		m := map[string]int64{}
+		for op, o := range tot {
+			m[op] = o.Count + o.Errors
+		}
+		return m
+	}
+	a, b := counts(), counts()
+	for op := range a {
+		if a[op] != b[op] {
+			t.Errorf("%s: %d then %d operations with one seed", op, a[op], b[op])
+		}
+	}
+}
+
+// Warm-up runs but is not recorded: the op budget is spent after it.
+func TestWarmupNotRecorded(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Warmup, sc.Ops = Duration(200*time.Millisecond), 300
+	out, tot := runScenario(t, context.Background(), openEngine(t), sc)
+	if n := tot["product-latest"].Count; n != 300 || out.Pacing.Arrivals != 300 {
+		t.Errorf("recorded %d listings, %d arrivals; want exactly the 300 of the steady phase", n, out.Pacing.Arrivals)
+	}
+}
+
+// Cancelling the run's context stops issuing and drains promptly.
+func TestInterruptDrains(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Ops, sc.Duration = 0, Duration(time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	out, tot := runScenario(t, ctx, openEngine(t), sc)
+	if !out.Interrupted || time.Since(start) > 10*time.Second {
+		t.Fatalf("interrupted=%v after %v; want a prompt, interrupted stop", out.Interrupted, time.Since(start))
+	}
+	if tot["comment-write"].Count == 0 {
+		t.Error("nothing was recorded before the interrupt")
+	}
+}
+
+// The scenario files shipped in scenarios/ load and validate.
+func TestShippedScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../scenarios/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no scenario files found")
+	}
+	for _, f := range files {
+		if _, err := LoadScenario(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
