@@ -9,15 +9,17 @@ RUNDIR  := .data/run
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# verify exits 1 on the seed layout: its collisions lose comments, which is
+# what the run is there to show.
 run: build
 	rm -rf $(RUNDIR)
 	$(BIN)/loadgen --preset steady --data-dir $(RUNDIR)/data --out $(RUNDIR)/results
-	$(BIN)/verify --data-dir $(RUNDIR)/data || true
+	$(BIN)/verify --data-dir $(RUNDIR)/data --run $(RUNDIR)/results || true
 
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/...
+	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/...
 
 bench:
 	sh scripts/bench.sh

@@ -55,13 +55,24 @@ func (f *Flags) Validate() error {
 	return nil
 }
 
-// Open opens the backend. mustExist refuses a data directory that holds no
-// data yet, for commands that only read what another run wrote.
-func (f *Flags) Open(mustExist bool) (store.Store, error) {
+// Mode is how a command uses the data it opens.
+type Mode int
+
+const (
+	// Create opens the data, creating it if there is none (a load run).
+	Create Mode = iota
+	// Existing opens data another run wrote, to change it (a repair).
+	Existing
+	// ReadOnly opens data another run wrote and writes nothing (a check).
+	ReadOnly
+)
+
+// Open opens the backend.
+func (f *Flags) Open(mode Mode) (store.Store, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	if mustExist && f.DataDir == "" {
+	if mode != Create && f.DataDir == "" {
 		return nil, fmt.Errorf("--data-dir is required: there is nothing to read in memory")
 	}
 	e, err := embedded.Open(embedded.Options{
@@ -70,7 +81,8 @@ func (f *Flags) Open(mustExist bool) (store.Store, error) {
 		InitialSplitSize: f.SplitInitial,
 		MaxRegionSize:    f.SplitMax,
 		DisableSplits:    f.NoSplits,
-		CreateIfMissing:  !mustExist,
+		CreateIfMissing:  mode == Create,
+		ReadOnly:         mode == ReadOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open embedded store: %w", err)

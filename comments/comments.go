@@ -102,9 +102,13 @@ func (s *System) Layout() keys.Layout { return s.layout }
 func (s *System) Store() store.Store { return s.st }
 
 // CreateTables creates the eight tables, each pre-split at splits (every
-// table's keys start with a uniformly random id, so one set fits all).
-// Tables that already exist are left as they are.
+// table's keys start with a uniformly random id, so one set fits all), and
+// records the layout. Tables that already exist are left as they are; data
+// written with another layout is refused with ErrLayoutMismatch.
 func (s *System) CreateTables(ctx context.Context, splits [][]byte) error {
+	if err := s.recordLayout(ctx); err != nil {
+		return err
+	}
 	for _, t := range keys.Tables {
 		err := s.st.CreateTable(ctx, store.TableSpec{Name: t, Family: keys.Family, SplitKeys: splits})
 		if err != nil && !errors.Is(err, store.ErrTableExists) {
@@ -112,4 +116,47 @@ func (s *System) CreateTables(ctx context.Context, splits [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// MetaTable holds the harness's notes about a data set, apart from the
+// eight tables of the system: which layout wrote it, so a checker reads the
+// index keys the way they were written.
+const MetaTable = "commentbench-meta"
+
+var layoutRow = []byte("layout")
+
+// ErrLayoutMismatch is a data set written with another key layout: mixing
+// layouts in one data set would corrupt its indexes.
+var ErrLayoutMismatch = errors.New("layout does not match the data")
+
+// recordLayout notes the layout, or checks it against the one noted.
+func (s *System) recordLayout(ctx context.Context) error {
+	if err := s.st.CreateTable(ctx, store.TableSpec{Name: MetaTable, Family: keys.Family}); err != nil &&
+		!errors.Is(err, store.ErrTableExists) {
+		return fmt.Errorf("create table %s: %w", MetaTable, err)
+	}
+	name := []byte(s.layout.Name())
+	put, err := s.st.CheckAndPut(ctx, MetaTable, layoutRow, keys.Qualifier, nil, cell(name))
+	if err != nil || put {
+		return err
+	}
+	got, _, err := RecordedLayout(ctx, s.st)
+	if err == nil && got != s.layout.Name() {
+		err = fmt.Errorf("data was written with layout %q, not %q: %w", got, s.layout.Name(), ErrLayoutMismatch)
+	}
+	return err
+}
+
+// RecordedLayout reads the layout a data set was written with; found is
+// false for data that never recorded one.
+func RecordedLayout(ctx context.Context, st store.Store) (name string, found bool, err error) {
+	row, err := st.Get(ctx, MetaTable, layoutRow)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read %s: %w", MetaTable, err)
+	}
+	v, ok := row.Value(keys.Qualifier)
+	return string(v), ok, nil
 }

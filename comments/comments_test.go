@@ -426,3 +426,20 @@ func TestRankJobAndStaleRanks(t *testing.T) {
 		})
 	}
 }
+
+// The layout is recorded with the tables; a System of another layout is
+// refused on the same data.
+func TestLayoutRecorded(t *testing.T) {
+	f := newFixture(t, keys.Seed, comments.Bounded)
+	got, found, err := comments.RecordedLayout(f.ctx, f.st)
+	if err != nil || !found || got != "seed" {
+		t.Fatalf("recorded layout %q, %v, %v; want seed", got, found, err)
+	}
+	other := comments.New(f.st, comments.Options{Layout: keys.Unique})
+	if err := other.CreateTables(f.ctx, nil); !errors.Is(err, comments.ErrLayoutMismatch) {
+		t.Errorf("unique tables over seed data: %v; want ErrLayoutMismatch", err)
+	}
+	if err := f.sys.CreateTables(f.ctx, nil); err != nil {
+		t.Errorf("the same layout again: %v", err)
+	}
+}

@@ -18,8 +18,10 @@ type NewComment struct {
 	Timestamp int64
 }
 
-// WriteError is a comment write that failed after some puts landed: the
-// seed's path has no transaction, so what Written lists stays behind.
+// WriteError is a comment write that failed at one of its puts. The seed's
+// path has no transaction, so what Written lists stays behind, and the put
+// that failed may have landed too (a timeout does not say): the outcome is
+// unknown.
 type WriteError struct {
 	Comment model.Comment
 	Written []string // tables already written, in order
@@ -30,13 +32,18 @@ func (e *WriteError) Error() string {
 	return fmt.Sprintf("comment %s/%s: failed after writing %v: %v", e.Comment.OrderID, e.Comment.ProductID, e.Written, e.Err)
 }
 
+// Partial reports whether some of the comment's rows were written.
+func (e *WriteError) Partial() bool {
+	return len(e.Written) > 0
+}
+
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // WriteComment follows the seed: read the order and reject a missing one or
 // one of another user; then put the comment, its user-comment row and its
 // product-comment row, in that order, each its own request. Every key is
 // built before the first put, so bad input never leaves a half-written
-// comment; a failed put does, and is returned as a *WriteError.
+// comment; a failed put may, and is returned as a *WriteError.
 func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment, error) {
 	c := model.Comment{OrderID: n.OrderID, ProductID: n.ProductID, UserID: n.UserID,
 		Content: n.Content, Timestamp: n.Timestamp}
@@ -52,11 +59,7 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 	}
 	for i, m := range muts {
 		if err := s.st.Mutate(ctx, m.table, m.mut); err != nil {
-			werr := fmt.Errorf("put %s: %w", m.table, err)
-			if i == 0 {
-				return c, fmt.Errorf("write comment: %w", werr)
-			}
-			return c, &WriteError{Comment: c, Written: tablesOf(muts[:i]), Err: werr}
+			return c, &WriteError{Comment: c, Written: tablesOf(muts[:i]), Err: fmt.Errorf("put %s: %w", m.table, err)}
 		}
 	}
 	return c, nil

@@ -4,13 +4,17 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"commentbench/check"
 )
 
 var binDir string
@@ -60,32 +64,82 @@ func rows(t *testing.T, verifyOut, table string) int {
 	return n
 }
 
-// loadgen then verify as separate processes on one data directory: the
-// unique layout keeps one index row per comment; the data survives the
-// first process.
+// loadgen then verify as separate processes on one data directory: on the
+// unique layout every comment has its index rows and every acknowledged
+// comment exists; the data survives the first process.
 func TestLoadgenThenVerify(t *testing.T) {
 	dir := t.TempDir()
 	sum := loadgenCI(t, dir, "unique")
-	vout, verr, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"))
+	vout, verr, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"), "--run", filepath.Join(dir, "out"), "--json")
 	if code != 0 {
 		t.Fatalf("verify exit %d, want 0\n%s%s", code, vout, verr)
 	}
-	written := int(opCount(sum, "comment-write") + opCount(sum, "burst-write") + opCount(sum, "multi-order-write"))
-	for _, table := range []string{"comment", "user-comment", "product-comment"} {
-		if n := rows(t, vout, table); n != written {
-			t.Errorf("%s has %d rows; loadgen acknowledged %d comments", table, n, written)
+	var rep check.Report
+	if err := json.Unmarshal([]byte(vout), &rep); err != nil {
+		t.Fatalf("verify --json: %v\n%s", err, vout)
+	}
+	written := opCount(sum, "comment-write") + opCount(sum, "burst-write") + opCount(sum, "multi-order-write")
+	if rep.References.Comments != written || rep.Run == nil || rep.Run.Acked != written || rep.Run.Lost.Count != 0 {
+		t.Errorf("verify saw %d comments, run %+v; loadgen acknowledged %d", rep.References.Comments, rep.Run, written)
+	}
+	for _, ix := range rep.Indexes {
+		if ix.Referenced != written {
+			t.Errorf("%s: %d referenced of %d comments", ix.Table, ix.Referenced, written)
 		}
 	}
+	if !rep.Consistent || rep.Layout != "unique" || rep.Spread == nil {
+		t.Errorf("verdict %q, layout %s", rep.Verdict, rep.Layout)
+	}
+}
+
+// On the seed layout the same run leaves collided comments: verify says so,
+// exits 1, and its dry-run repair changes nothing and names the layout that
+// avoids them.
+func TestVerifySeedCollisions(t *testing.T) {
+	dir := t.TempDir()
+	loadgenCI(t, dir, "seed")
+	data := filepath.Join(dir, "data")
+	before := dirFiles(t, data)
+	vout, verr, code := run(t, "verify", "--data-dir", data, "--repair")
+	if code != 1 || !strings.Contains(vout, "collided") || !strings.Contains(vout, "would repair") ||
+		!strings.Contains(vout, "unique layout") || !strings.Contains(vout, "INCONSISTENT") {
+		t.Fatalf("verify --repair on seed: exit %d\n%s%s", code, vout, verr)
+	}
+	if after := dirFiles(t, data); after != before {
+		t.Errorf("a dry run changed the data directory:\n%s\n%s", before, after)
+	}
+}
+
+func dirFiles(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		info, _ := e.Info()
+		b.WriteString(e.Name() + ":" + strconv.FormatInt(info.Size(), 10) + " ")
+	}
+	return b.String()
 }
 
 func TestVerifyRejectsBadInput(t *testing.T) {
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a store"), 0o644)
+	seeded := t.TempDir()
+	loadgenCI(t, seeded, "seed", "--ops", "100")
+	data := filepath.Join(seeded, "data")
+	before := dirFiles(t, data)
 	cases := [][]string{
 		{"--data-dir", empty},
 		{"--data-dir", filepath.Join(empty, "missing")},
 		{},
 		{"--no-such-flag"},
+		{"--data-dir", data, "--layout", "unique"},
+		{"--data-dir", data, "--layout", "hex"},
+		{"--data-dir", data, "--run", filepath.Join(empty, "no-run")},
+		{"--data-dir", data, "--yes"},
 	}
 	for _, args := range cases {
 		out, errOut, code := run(t, "verify", args...)
@@ -96,5 +150,8 @@ func TestVerifyRejectsBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(empty); len(entries) != 1 {
 		t.Errorf("verify wrote into the directory it rejected: %v", entries)
+	}
+	if after := dirFiles(t, data); after != before {
+		t.Errorf("rejected verify runs changed the data directory")
 	}
 }

@@ -2,10 +2,13 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"commentbench/comments"
+	"commentbench/keys"
 	"commentbench/model"
+	"commentbench/results"
 )
 
 // Actor performs one kind of user behaviour. intended is when the run meant
@@ -58,12 +61,34 @@ func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, te
 	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
 		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
 	w.record(op, intended, start, err)
+	w.book(c, err)
 	if err != nil {
 		return
 	}
 	w.env.Acked.add(p, u)
 	w.env.Recent.add(p)
 	w.remember(c.OrderID, c.ProductID)
+}
+
+// book writes the outcome of a comment write to the ledger: acknowledged,
+// or unknown when a put failed (it may have landed). A comment rejected
+// before its first put was never written and is not booked.
+func (w *Worker) book(c model.Comment, err error) {
+	if w.ledger == nil {
+		return
+	}
+	var we *comments.WriteError
+	switch {
+	case err == nil:
+		w.ledger.Write(results.Acked, commentKey(c))
+	case errors.As(err, &we):
+		w.ledger.Write(results.Unknown, commentKey(c))
+	}
+}
+
+func commentKey(c model.Comment) []byte {
+	k, _ := keys.CommentKey(c.OrderID, c.ProductID) // valid: the write built it
+	return k
 }
 
 func (w *Worker) content() string {

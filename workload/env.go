@@ -81,6 +81,7 @@ type Worker struct {
 	next   int
 	// counting says whether the arrival being run is recorded (see ticket).
 	counting bool
+	ledger   *results.LedgerWriter // nil: no ledger kept
 }
 
 type commentRef struct{ order, product string }
@@ -110,7 +111,7 @@ func ErrorKind(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &we):
+	case errors.As(err, &we) && we.Partial():
 		return "partial-write"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"

@@ -29,6 +29,8 @@ type Config struct {
 	// Abort, when done, cancels the operations still in flight after the
 	// run has stopped issuing (a second Ctrl-C). Nil: wait DrainTimeout.
 	Abort <-chan struct{}
+	// Ledger, if set, gets the outcome of every comment write.
+	Ledger *results.Ledger
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -116,13 +118,17 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 		return Outcome{}, err
 	}
 
+	workers, err := r.newWorkers()
+	if err != nil {
+		return Outcome{}, err
+	}
 	col := newCollector(r)
 	out := Outcome{}
 	if sc.Warmup == 0 { // steady from the first operation
 		out.Start = r.beginSteady(col)
 	}
 	var wg sync.WaitGroup
-	r.startWorkers(&wg)
+	r.startWorkers(&wg, workers)
 	col.start()
 	interrupted := r.waitForEnd(ctx, col, &out)
 	drained := make(chan struct{})
@@ -214,13 +220,25 @@ func (r *run) ticket() (ok, counted bool) {
 	return true, true
 }
 
-func (r *run) newWorker(i int) *Worker {
+// newWorkers makes the loop workers, then one for each periodic actor.
+func (r *run) newWorkers() ([]*Worker, error) {
 	seed := r.cfg.Scenario.Seed
-	return &Worker{env: r.env, r: rand.New(rand.NewPCG(seed, uint64(r.cfg.WorkerIndex)<<32|uint64(i+1))),
-		orders: r.orders(i), rec: r.cfg.Results.NewRecorder()}
+	ws := make([]*Worker, r.cfg.Scenario.Workers+2)
+	for i := range ws {
+		ws[i] = &Worker{env: r.env, r: rand.New(rand.NewPCG(seed, uint64(r.cfg.WorkerIndex)<<32|uint64(i+1))),
+			orders: r.orders(i), rec: r.cfg.Results.NewRecorder()}
+		if r.cfg.Ledger != nil {
+			lw, err := r.cfg.Ledger.Writer(i)
+			if err != nil {
+				return nil, err
+			}
+			ws[i].ledger = lw
+		}
+	}
+	return ws, nil
 }
 
-func (r *run) startWorkers(wg *sync.WaitGroup) {
+func (r *run) startWorkers(wg *sync.WaitGroup, ws []*Worker) {
 	sc := r.cfg.Scenario
 	var arrivals <-chan arrival
 	if sc.Rate > 0 || sc.Ramp != "" {
@@ -228,16 +246,15 @@ func (r *run) startWorkers(wg *sync.WaitGroup) {
 		arrivals = ch
 		wg.Go(func() { r.dispatch(ch) })
 	}
-	for i := range sc.Workers {
-		w := r.newWorker(i)
+	for _, w := range ws[:sc.Workers] {
 		if arrivals == nil {
 			wg.Go(func() { r.closedLoop(w) })
 		} else {
 			wg.Go(func() { r.openLoop(w, arrivals) })
 		}
 	}
-	r.startPeriodic(wg, sc.Workers, time.Duration(sc.RankEvery), ranker{})
-	r.startPeriodic(wg, sc.Workers+1, time.Duration(sc.Burst.Every), burster{})
+	r.startPeriodic(wg, ws[sc.Workers], time.Duration(sc.RankEvery), ranker{})
+	r.startPeriodic(wg, ws[sc.Workers+1], time.Duration(sc.Burst.Every), burster{})
 }
 
 // closedLoop runs actors back to back, as fast as the backend answers.
@@ -332,13 +349,12 @@ func rateOf(sc Scenario) pace.Rate {
 	return pace.Constant(sc.Rate)
 }
 
-// startPeriodic runs an actor every period on its own worker (id i), apart
-// from the mix: the ranking job and flash-sale bursts run on a clock.
-func (r *run) startPeriodic(wg *sync.WaitGroup, i int, period time.Duration, a Actor) {
+// startPeriodic runs an actor every period on its own worker, apart from
+// the mix: the ranking job and flash-sale bursts run on a clock.
+func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration, a Actor) {
 	if period <= 0 {
 		return
 	}
-	w := r.newWorker(i)
 	wg.Go(func() {
 		t := time.NewTicker(period)
 		defer t.Stop()

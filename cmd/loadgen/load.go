@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"commentbench/backend"
 	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/progress"
@@ -27,11 +28,14 @@ import (
 func load(o *options, stdout, stderr io.Writer) int {
 	ctx, abort := interrupts()
 
-	st, err := o.backend.Open(false)
+	st, err := o.backend.Open(backend.Create)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer st.Close()
+	if err := o.checkLayout(ctx, st); err != nil {
+		return fail(stderr, err)
+	}
 	out, err := newOutputs(o.out)
 	if err != nil {
 		return fail(stderr, err)
@@ -48,6 +52,19 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// checkLayout refuses to add to data written with another key layout.
+func (o *options) checkLayout(ctx context.Context, st store.Store) error {
+	got, found, err := comments.RecordedLayout(ctx, st)
+	if err != nil {
+		return err
+	}
+	if found && got != o.sc.Layout {
+		return fmt.Errorf("--layout %s: the data in %s was written with layout %s: %w",
+			o.sc.Layout, o.backend.DataDir, got, comments.ErrLayoutMismatch)
+	}
+	return nil
 }
 
 // interrupts turns the first SIGINT or SIGTERM into a cancelled context and
@@ -72,8 +89,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	mode, _ := comments.ParseScanMode(sc.Scan)
 	set := results.NewSet(workload.OpNames, time.Duration(sc.Interval))
 	rep := progress.New(os.Stderr, o.quiet)
+	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
-		Abort: abort, Sys: comments.New(st, comments.Options{Layout: layout, Scan: mode})}
+		Abort: abort, Sys: comments.New(st, comments.Options{Layout: layout, Scan: mode}), Ledger: ledger}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
 			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
@@ -90,6 +108,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	}
 	res, err := env.Run(ctx, cfg)
 	rep.Finish()
+	if lerr := ledger.Close(); err == nil {
+		err = lerr
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -1,35 +1,62 @@
-// Command verify reads a data directory that loadgen wrote and reports what
-// it holds: rows per table, whether each index has one row per comment, and
-// how the regions sit on the servers. It only reads.
+// Command verify proves that a data set's index tables and comments agree,
+// reconciles it with what a loadgen run acknowledged, shows how the data
+// spreads over regions and servers, and repairs what can be repaired.
+//
+// Exit codes: 0 consistent, 1 inconsistencies found, 2 could not check
+// (bad usage, a store that cannot be opened, an unknown or wrong layout).
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"commentbench/backend"
+	"commentbench/check"
+	"commentbench/comments"
 	"commentbench/keys"
-	"commentbench/spread"
 	"commentbench/store"
 )
+
+type options struct {
+	backend  backend.Flags
+	layout   string
+	json     bool
+	run      string
+	repair   bool
+	yes      bool
+	quiet    bool
+	noSpread bool
+	tmp      string
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit codes: 0 consistent, 1 inconsistencies found, 2 could not check.
 func run(args []string, stdout, stderr io.Writer) int {
-	var bf backend.Flags
+	var o options
 	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	bf.Register(fs)
+	fs.SortFlags = false
+	o.backend.Register(fs)
+	fs.StringVar(&o.layout, "layout", "", "index key layout ("+strings.Join(keys.LayoutNames(), ", ")+"); default: the one recorded in the data")
+	fs.BoolVar(&o.json, "json", false, "print the report as a JSON document")
+	fs.StringVar(&o.run, "run", "", "a loadgen results directory: also check that every comment it acknowledged exists")
+	fs.BoolVar(&o.repair, "repair", false, "write missing index rows, delete dangling and mismatched ones, rebuild broken rankings (dry run without --yes)")
+	fs.BoolVar(&o.yes, "yes", false, "with --repair: carry the repair out")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress, and only the verdict line")
+	fs.BoolVar(&o.noSpread, "no-spread", false, "skip the data spread (a full extra pass over every table)")
+	fs.StringVar(&o.tmp, "tmp", "", "directory for the external sorts' spill files (default: the system's)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -37,68 +64,120 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify: %v\nrun 'verify --help' for the flags\n", err)
 		return 2
 	}
-	st, err := bf.Open(true)
+	if fs.NArg() > 0 {
+		return fail(stderr, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0)))
+	}
+	if o.yes && !o.repair {
+		return fail(stderr, errors.New("--yes applies to --repair; give both"))
+	}
+	return o.verify(stdout, stderr)
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "verify:", err)
+	return 2
+}
+
+func (o *options) verify(stdout, stderr io.Writer) int {
+	if o.run != "" {
+		if _, err := os.Stat(o.run); err != nil {
+			return fail(stderr, fmt.Errorf("--run: %w", err))
+		}
+	}
+	mode := backend.ReadOnly
+	if o.repair && o.yes {
+		mode = backend.Existing
+	}
+	st, err := o.backend.Open(mode)
 	if err != nil {
-		fmt.Fprintln(stderr, "verify:", err)
-		return 2
+		return fail(stderr, err)
 	}
 	defer st.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	missing, err := check(ctx, st, stdout)
+	layout, how, err := o.resolveLayout(ctx, st)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if err := requireTables(ctx, st); err != nil {
+		return fail(stderr, err)
+	}
+	var rows, seen atomic.Int64
+	opts := check.Options{Layout: layout, TempDir: o.tmp, RunDir: o.run,
+		Spread: !o.noSpread, Repair: o.repair, Rows: &rows, Comments: &seen}
+	prog := startProgress(os.Stderr, o.quiet || o.json, &rows, &seen, opts.ReadsPerComment())
+	rep, err := check.Run(ctx, st, opts)
+	prog.stop()
 	if err != nil {
 		fmt.Fprintln(stderr, "verify:", err)
 		return 2
 	}
-	if missing > 0 {
+	if o.repair && o.yes {
+		if err := rep.Repair.Apply(ctx, st, layout); err != nil {
+			fmt.Fprintln(stderr, "verify:", err)
+			return 1
+		}
+	}
+	if err := o.print(stdout, rep, how); err != nil {
+		fmt.Fprintln(stderr, "verify:", err)
+		return 2
+	}
+	if !rep.Consistent {
 		return 1
 	}
 	return 0
 }
 
-// check counts rows and compares each index with the comments: a consistent
-// data set has exactly one row per comment in each listing index. It returns
-// how many index rows are missing in all.
-func check(ctx context.Context, st store.Store, out io.Writer) (int64, error) {
-	counts := map[string]int64{}
-	var regions []store.Region
-	for _, t := range keys.Tables {
-		n, err := countRows(ctx, st, t)
-		if err != nil {
-			return 0, err
-		}
-		counts[t] = n
-		rs, err := st.Regions(ctx, t)
-		if err != nil {
-			return 0, err
-		}
-		regions = append(regions, rs...)
-		fmt.Fprintf(out, "%-22s %9d rows %4d regions\n", t, n, len(rs))
+// resolveLayout takes the layout the data recorded; a --layout that
+// contradicts it is refused, since every index key would read wrong.
+func (o *options) resolveLayout(ctx context.Context, st store.Store) (keys.Layout, string, error) {
+	recorded, found, err := comments.RecordedLayout(ctx, st)
+	if err != nil {
+		return nil, "", err
 	}
-	var missing int64
-	for _, idx := range []string{keys.UserComment, keys.ProductComment} {
-		if d := counts[keys.Comment] - counts[idx]; d != 0 {
-			fmt.Fprintf(out, "%s: %d rows for %d comments (%+d)\n", idx, counts[idx], counts[keys.Comment], -d)
-			missing += max(d, -d)
-		}
+	switch {
+	case found && o.layout != "" && o.layout != recorded:
+		return nil, "", fmt.Errorf("--layout %s: the data was written with layout %s: %w", o.layout, recorded, comments.ErrLayoutMismatch)
+	case found:
+		l, err := keys.LayoutByName(recorded)
+		return l, "recorded in the data", err
+	case o.layout == "":
+		return nil, "", errors.New("the data does not record its layout: give --layout (" + strings.Join(keys.LayoutNames(), " or ") + ")")
 	}
-	fmt.Fprintln(out)
-	if err := spread.RegionsPerServer(out, regions); err != nil {
-		return 0, err
+	l, err := keys.LayoutByName(o.layout)
+	if err != nil {
+		return nil, "", fmt.Errorf("--layout: %w", err)
 	}
-	if missing > 0 {
-		fmt.Fprintf(out, "\nINCONSISTENT: the indexes are off by %d rows from the comments\n", missing)
-	} else {
-		fmt.Fprintln(out, "\nconsistent: one row per comment in each listing index")
-	}
-	return missing, nil
+	return l, "from --layout", nil
 }
 
-func countRows(ctx context.Context, st store.Store, table string) (int64, error) {
-	var n int64
-	_, err := st.Scan(ctx, table, store.Scan{}, func(store.Row) bool { n++; return true })
-	if errors.Is(err, store.ErrTableNotFound) {
-		return 0, fmt.Errorf("table %s is missing: is this a loadgen data directory? %w", table, err)
+// requireTables fails early on a store that holds no comment system.
+func requireTables(ctx context.Context, st store.Store) error {
+	tables, err := st.ListTables(ctx)
+	if err != nil {
+		return err
 	}
-	return n, err
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t.Name] = true
+	}
+	for _, t := range keys.Tables {
+		if !have[t] {
+			return fmt.Errorf("table %s is missing: is this a loadgen data directory?", t)
+		}
+	}
+	return nil
+}
+
+func (o *options) print(w io.Writer, rep check.Report, how string) error {
+	switch {
+	case o.json:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	case o.quiet:
+		_, err := fmt.Fprintln(w, rep.Verdict)
+		return err
+	}
+	return printReport(w, rep, how, o.repair && !o.yes)
 }

@@ -37,6 +37,10 @@ type Options struct {
 	MaxRegionSize int64
 	// DisableSplits turns automatic splits off (SplitRegion still works).
 	DisableSplits bool
+	// ReadOnly opens an existing data dir without writing to it (a checker
+	// that must leave the evidence as it found it): Pebble opens read-only,
+	// nothing splits or moves, and every write fails.
+	ReadOnly bool
 	// Now is the clock in ms, used for cell timestamps and region ids;
 	// default time.Now().UnixMilli(). It must be safe for concurrent use.
 	Now func() int64
@@ -162,7 +166,9 @@ func Open(opts Options) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("embedded: open %q: %w", opts.Dir, err)
 	}
-	if err := e.adoptOrphans(); err != nil {
+	if opts.ReadOnly {
+		e.opts.DisableSplits = true
+	} else if err := e.adoptOrphans(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("embedded: open %q: %w", opts.Dir, err)
 	}
@@ -193,8 +199,11 @@ func openDB(opts Options) (*pebble.DB, error) {
 			return nil, fmt.Errorf("embedded: open %q: %w (missing or empty; set CreateIfMissing to create one)", dir, ErrNotDataDir)
 		}
 	}
+	readOnly := opts.ReadOnly && opts.Dir != "" // an in-memory engine starts empty: nothing to read
+	create = create && !readOnly
 	po := pebbleOptions(fs)
 	po.ErrorIfNotExists = !create
+	po.ReadOnly = readOnly
 	db, err := pebble.Open(dir, po)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
@@ -285,6 +294,10 @@ func (e *Engine) Close() error {
 		e.closing.Store(true)
 		for e.inflight.Load() != 0 {
 			time.Sleep(time.Millisecond) // Close is rare; polling keeps acquire lock-free
+		}
+		if e.opts.ReadOnly {
+			e.closeErr = e.db.Close()
+			return
 		}
 		var errs []error
 		b := e.db.NewBatch()

@@ -432,3 +432,54 @@ func TestDropTable(t *testing.T) {
 		t.Fatalf("ListTables = %+v", specs)
 	}
 }
+
+// A read-only engine reads what another wrote, writes nothing, and leaves
+// the directory's files as they were.
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := Open(Options{Dir: dir, CreateIfMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTable(ctx, store.TableSpec{Name: "t", Family: "cf"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Mutate(ctx, "t", store.Put([]byte("r"), store.Cell{Qualifier: []byte("q"), Value: []byte("v")})); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := dirState(t, dir)
+	ro, err := Open(Options{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row, err := ro.Get(ctx, "t", []byte("r")); err != nil || !row.Found() {
+		t.Fatalf("read-only get: %+v, %v", row, err)
+	}
+	if err := ro.Mutate(ctx, "t", store.Put([]byte("x"), store.Cell{Qualifier: []byte("q"), Value: []byte("v")})); err == nil {
+		t.Error("a read-only engine accepted a write")
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := dirState(t, dir); after != before {
+		t.Errorf("read-only open changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func dirState(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, d := range entries {
+		info, _ := d.Info()
+		fmt.Fprintf(&b, "%s:%d ", d.Name(), info.Size())
+	}
+	return b.String()
+}

@@ -1,0 +1,250 @@
+// Package check proves that a comment data set is consistent: every index
+// row references a comment whose fields produce that row's key, every
+// comment is referenced where its fields say it should be, ranks are sane,
+// and every comment's order, user, product and seller exist. It also
+// reconciles a data set with what a loadgen run acknowledged, measures how
+// the data spreads over regions and servers, and repairs what can be
+// repaired.
+//
+// The model is HBase's IntegrationTestBigLinkedList: a comment is a
+// definition, an index row a reference to it. The checks join sorted
+// streams (table scans and external sorts), so memory stays bounded however
+// large the data set. The package reads through store.Store and the key
+// layouts; it must not know how a backend keeps its bytes, nor how the data
+// was written.
+package check
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"commentbench/keys"
+	"commentbench/model"
+	"commentbench/store"
+)
+
+// MaxSamples is how many offending rows a counter keeps.
+const MaxSamples = 10
+
+// Counter counts one kind of inconsistency, with decoded samples.
+type Counter struct {
+	Count   int64    `json:"count"`
+	Samples []string `json:"samples,omitempty"`
+}
+
+func (c *Counter) add(n int64, sample func() string) {
+	c.Count += n
+	if len(c.Samples) < MaxSamples {
+		c.Samples = append(c.Samples, sample())
+	}
+}
+
+// IndexReport is one index table checked against the comments.
+type IndexReport struct {
+	Table string `json:"table"`
+	Rows  int64  `json:"rows"`
+	// Referenced comments have exactly the index row their fields call for,
+	// pointing back at them.
+	Referenced int64 `json:"referenced"`
+	// Unreferenced comments have no index row where one is expected:
+	// invisible in listings.
+	Unreferenced Counter `json:"unreferenced"`
+	// Undefined index rows point at a comment that does not exist.
+	Undefined Counter `json:"undefined"`
+	// Mismatched index rows point at a comment whose fields do not produce
+	// the row's key.
+	Mismatched Counter `json:"mismatched"`
+	// Collided comments expect a key that holds another comment expecting
+	// the same key: the seed layout's lost comments.
+	Collided Counter `json:"collided"`
+	// Extra counts index rows beyond the first that point at one comment.
+	Extra Counter `json:"extra"`
+}
+
+// RankReport is the product-comment-rank table checked.
+type RankReport struct {
+	Rows     int64 `json:"rows"`
+	Products int64 `json:"products"`
+	// OverLimit ranks are above MaxRank (or a product has more than
+	// MaxRank ranks).
+	OverLimit Counter `json:"over_limit"`
+	// Gaps are ranks missing below a product's highest rank.
+	Gaps Counter `json:"gaps"`
+	// Stale ranks repeat a comment already ranked higher: what an older,
+	// longer ranking leaves behind when a shorter one is written over it
+	// without deleting.
+	Stale Counter `json:"stale"`
+	// Dangling ranks point at a missing comment; WrongProduct ones at a
+	// comment of another product.
+	Dangling     Counter `json:"dangling"`
+	WrongProduct Counter `json:"wrong_product"`
+	// Unparsable rank rows have keys the layout cannot decode.
+	Unparsable Counter `json:"unparsable"`
+}
+
+// RefReport is the comments' references across the schema.
+type RefReport struct {
+	Comments int64 `json:"comments"`
+	// BadComments have a value that does not decode, or ids that make no key.
+	BadComments    Counter `json:"bad_comments"`
+	MissingOrder   Counter `json:"missing_order"`
+	OrderUser      Counter `json:"order_user"` // the order belongs to another user
+	MissingUser    Counter `json:"missing_user"`
+	MissingProduct Counter `json:"missing_product"`
+	MissingSeller  Counter `json:"missing_seller"` // a product's seller
+}
+
+// RunReport reconciles the data with a loadgen run's ledger.
+type RunReport struct {
+	Dir   string `json:"dir"`
+	Acked int64  `json:"acked"`
+	// Lost comments were acknowledged by the backend and are not there.
+	Lost Counter `json:"lost"`
+	// Unknown outcomes (a put failed or timed out) are reported apart:
+	// either way is legitimate.
+	UnknownPresent int64 `json:"unknown_present"`
+	UnknownAbsent  int64 `json:"unknown_absent"`
+}
+
+// Report is everything a check found.
+type Report struct {
+	Layout     string        `json:"layout"`
+	Indexes    []IndexReport `json:"indexes"`
+	Ranks      RankReport    `json:"ranks"`
+	References RefReport     `json:"references"`
+	Run        *RunReport    `json:"run,omitempty"`
+	Spread     *DataSpread   `json:"spread,omitempty"`
+	Repair     *RepairReport `json:"repair,omitempty"`
+	Consistent bool          `json:"consistent"`
+	Verdict    string        `json:"verdict"`
+}
+
+// Options configure a check.
+type Options struct {
+	Layout keys.Layout
+	Codec  model.Codec // default model.JSON
+	// TempDir holds the external sorts' spill files; "" is the system's.
+	TempDir string
+	// MemLimit is each external sort's buffer in bytes; default 16 MiB.
+	MemLimit int
+	// RunDir, if set, is a loadgen results directory to reconcile with.
+	RunDir string
+	// Spread measures rows and bytes per region (a full extra pass).
+	Spread bool
+	// Repair collects repair actions (see Repair).
+	Repair bool
+	// Rows, if set, is added to for every row the check reads, and
+	// Comments for every comment: progress.
+	Rows, Comments *atomic.Int64
+}
+
+func (o *Options) defaults() {
+	if o.Codec == nil {
+		o.Codec = model.JSON
+	}
+	if o.MemLimit <= 0 {
+		o.MemLimit = 16 << 20
+	}
+	if o.Rows == nil {
+		o.Rows = new(atomic.Int64)
+	}
+	if o.Comments == nil {
+		o.Comments = new(atomic.Int64)
+	}
+}
+
+// checker is one check's shared state.
+type checker struct {
+	st     store.Store
+	o      Options
+	repair *repairs
+}
+
+// ReadsPerComment estimates the rows a check reads per comment, for an ETA:
+// the comment pass, the order join, each index and its by-comment pass.
+func (o Options) ReadsPerComment() int64 {
+	n := int64(7)
+	if o.Spread {
+		n += 3 // every table once more; comments, orders and index rows dominate
+	}
+	if o.RunDir != "" {
+		n++
+	}
+	return n
+}
+
+// Run checks the data set in st. Independent checks run in parallel.
+func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
+	o.defaults()
+	c := &checker{st: st, o: o, repair: newRepairs(o.Repair)}
+	rep := Report{Layout: o.Layout.Name()}
+	pass, err := c.commentPass(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer pass.close()
+	rep.References = pass.refs
+	rep.Indexes = make([]IndexReport, len(indexTables))
+	var run *RunReport
+	var spread *DataSpread
+	tasks := []func() error{
+		func() (err error) { rep.Indexes[0], err = c.index(ctx, indexTables[0], pass.expected[0]); return },
+		func() (err error) { rep.Indexes[1], err = c.index(ctx, indexTables[1], pass.expected[1]); return },
+		func() error { return c.entities(ctx, pass, &rep.References) },
+		func() (err error) { rep.Ranks, err = c.ranks(ctx); return },
+	}
+	if o.RunDir != "" {
+		tasks = append(tasks, func() (err error) { run, err = c.reconcile(ctx); return })
+	}
+	if o.Spread {
+		tasks = append(tasks, func() (err error) { spread, err = c.spread(ctx); return })
+	}
+	if err := parallel(tasks); err != nil {
+		return rep, err
+	}
+	rep.Run, rep.Spread = run, spread
+	rep.Consistent, rep.Verdict = verdict(rep)
+	if o.Repair {
+		rep.Repair = c.repair.report(rep)
+	}
+	return rep, nil
+}
+
+// parallel runs the tasks at once and returns the first error.
+func parallel(tasks []func() error) error {
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Go(func() { errs[i] = t() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verdict sums the inconsistencies into a line.
+func verdict(r Report) (bool, string) {
+	var n int64
+	for _, ix := range r.Indexes {
+		n += ix.Unreferenced.Count + ix.Undefined.Count + ix.Mismatched.Count + ix.Collided.Count + ix.Extra.Count
+	}
+	rk := r.Ranks
+	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count
+	rf := r.References
+	n += rf.BadComments.Count + rf.MissingOrder.Count + rf.OrderUser.Count + rf.MissingUser.Count +
+		rf.MissingProduct.Count + rf.MissingSeller.Count
+	if r.Run != nil {
+		n += r.Run.Lost.Count
+	}
+	if n == 0 {
+		return true, fmt.Sprintf("CONSISTENT: %d comments, every index row and rank accounted for (layout %s)",
+			r.References.Comments, r.Layout)
+	}
+	return false, fmt.Sprintf("INCONSISTENT: %d problems over %d comments (layout %s)", n, r.References.Comments, r.Layout)
+}

@@ -1,0 +1,265 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/model"
+	"commentbench/store"
+	"commentbench/store/embedded"
+)
+
+const ts0 = int64(1763697906123)
+
+// dataset is a good data set on an in-memory engine: products with a dozen
+// comments each (longer content later, so the two shortest are unranked),
+// ranked by the ranking job.
+type dataset struct {
+	t        *testing.T
+	ctx      context.Context
+	st       store.Store
+	sys      *comments.System
+	layout   keys.Layout
+	products []string
+	users    []string
+	byProd   map[string][]model.Comment
+}
+
+func newDataset(t *testing.T, layout keys.Layout) *dataset {
+	t.Helper()
+	e, err := embedded.Open(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	d := &dataset{t: t, ctx: context.Background(), st: e, layout: layout, byProd: map[string][]model.Comment{},
+		sys: comments.New(e, comments.Options{Layout: layout})}
+	splits, _ := keys.SplitPoints(keys.RandomLetters, 3)
+	must(t, d.sys.CreateTables(d.ctx, splits))
+	ids := keys.NewRandom(rand.New(rand.NewPCG(3, 4)))
+	seller := ids.Next()
+	must(t, d.sys.CreateSeller(d.ctx, model.Seller{ID: seller, Name: "s"}))
+	for range 4 {
+		u := ids.Next()
+		must(t, d.sys.CreateUser(d.ctx, model.User{ID: u}))
+		d.users = append(d.users, u)
+	}
+	ts := ts0
+	for range 3 {
+		p := ids.Next()
+		must(t, d.sys.CreateProduct(d.ctx, model.Product{ID: p, SellerID: seller}))
+		d.products = append(d.products, p)
+		for i := range 12 {
+			ts++
+			d.byProd[p] = append(d.byProd[p], d.write(ids.Next(), p, d.users[i%4], strings.Repeat("글", i+1), ts))
+		}
+	}
+	if _, err := d.sys.RankJob(d.ctx, d.products); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *dataset) write(order, product, user, content string, ts int64) model.Comment {
+	must(d.t, d.sys.CreateOrder(d.ctx, model.Order{ID: order, UserID: user}))
+	c, err := d.sys.WriteComment(d.ctx, comments.NewComment{OrderID: order, ProductID: product, UserID: user,
+		Content: content, Timestamp: ts})
+	must(d.t, err)
+	return c
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *dataset) check(repair bool) Report {
+	d.t.Helper()
+	rep, err := Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: d.t.TempDir(), Repair: repair, Spread: true})
+	must(d.t, err)
+	return rep
+}
+
+func ck(c model.Comment) []byte {
+	k, _ := keys.CommentKey(c.OrderID, c.ProductID)
+	return k
+}
+
+func (d *dataset) productKey(c model.Comment) []byte {
+	k, err := d.layout.ProductCommentKey(c.ProductID, c.Timestamp, c.ContentLen(), ck(c))
+	must(d.t, err)
+	return k
+}
+
+// counters flattens every non-zero counter of a report.
+func counters(r Report) map[string]Counter {
+	m := map[string]Counter{}
+	for _, ix := range r.Indexes {
+		for name, c := range map[string]Counter{"unreferenced": ix.Unreferenced, "undefined": ix.Undefined,
+			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra} {
+			if c.Count != 0 {
+				m[ix.Table+"."+name] = c
+			}
+		}
+	}
+	rk, rf := r.Ranks, r.References
+	for name, c := range map[string]Counter{"ranks.over_limit": rk.OverLimit, "ranks.gaps": rk.Gaps, "ranks.stale": rk.Stale,
+		"ranks.dangling": rk.Dangling, "ranks.wrong_product": rk.WrongProduct, "ranks.unparsable": rk.Unparsable,
+		"refs.bad": rf.BadComments, "refs.missing_order": rf.MissingOrder, "refs.order_user": rf.OrderUser,
+		"refs.missing_user": rf.MissingUser, "refs.missing_product": rf.MissingProduct, "refs.missing_seller": rf.MissingSeller} {
+		if c.Count != 0 {
+			m[name] = c
+		}
+	}
+	return m
+}
+
+func assertCounts(t *testing.T, r Report, want map[string]int64) {
+	t.Helper()
+	got := map[string]int64{}
+	for name, c := range counters(r) {
+		got[name] = c.Count
+		if len(c.Samples) == 0 || c.Samples[0] == "" {
+			t.Errorf("%s: %d counted but no sample", name, c.Count)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counters %v\nwant     %v", got, want)
+		for name, c := range counters(r) {
+			t.Logf("%s: %q", name, c.Samples)
+		}
+	}
+	if r.Consistent != (len(want) == 0) {
+		t.Errorf("consistent = %v with counters %v (%s)", r.Consistent, got, r.Verdict)
+	}
+}
+
+func TestCleanDataSet(t *testing.T) {
+	for _, l := range []keys.Layout{keys.Seed, keys.Unique} {
+		t.Run(l.Name(), func(t *testing.T) {
+			d := newDataset(t, l)
+			r := d.check(false)
+			assertCounts(t, r, map[string]int64{})
+			if r.References.Comments != 36 || r.Indexes[0].Referenced != 36 || r.Indexes[1].Referenced != 36 ||
+				r.Ranks.Rows != 30 || r.Ranks.Products != 3 {
+				t.Errorf("checked %d comments, referenced %d/%d, %d ranks of %d products",
+					r.References.Comments, r.Indexes[0].Referenced, r.Indexes[1].Referenced, r.Ranks.Rows, r.Ranks.Products)
+			}
+		})
+	}
+}
+
+// Each fault injected into a good data set shows as exactly its counter.
+func TestFaults(t *testing.T) {
+	faults := []struct {
+		name   string
+		layout keys.Layout
+		inject func(d *dataset)
+		want   map[string]int64
+	}{
+		{"delete a product-comment row", keys.Unique, func(d *dataset) {
+			c := d.byProd[d.products[0]][5]
+			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(c))))
+		}, map[string]int64{"product-comment.unreferenced": 1}},
+		{"delete a comment", keys.Seed, func(d *dataset) {
+			c := d.byProd[d.products[1]][0] // the shortest: not ranked
+			must(d.t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(ck(c))))
+		}, map[string]int64{"user-comment.undefined": 1, "product-comment.undefined": 1}},
+		{"rewrite an index value to another comment", keys.Unique, func(d *dataset) {
+			a, b := d.byProd[d.products[0]][3], d.byProd[d.products[2]][4]
+			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: ck(b)})))
+		}, map[string]int64{"product-comment.mismatched": 1, "product-comment.extra": 1, "product-comment.unreferenced": 1}},
+		{"same millisecond, same length on seed", keys.Seed, func(d *dataset) {
+			p := d.products[2]
+			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
+			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
+		}, map[string]int64{"product-comment.collided": 1}},
+		{"same millisecond, same length on unique", keys.Unique, func(d *dataset) {
+			p := d.products[2]
+			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
+			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
+		}, map[string]int64{}},
+		{"an 11th rank", keys.Seed, func(d *dataset) {
+			k, err := d.layout.RankKey(d.products[0], 11)
+			must(d.t, err)
+			c := d.byProd[d.products[0]][0]
+			must(d.t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(k, store.Cell{Qualifier: keys.Qualifier, Value: ck(c)})))
+		}, map[string]int64{"ranks.over_limit": 1}},
+		{"an order of another user", keys.Seed, func(d *dataset) {
+			c := d.byProd[d.products[0]][7]
+			must(d.t, d.sys.CreateOrder(d.ctx, model.Order{ID: c.OrderID, UserID: d.users[(7+1)%4]}))
+		}, map[string]int64{"refs.order_user": 1}},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			d := newDataset(t, f.layout)
+			f.inject(d)
+			r := d.check(false)
+			assertCounts(t, r, f.want)
+			for n, c := range counters(r) {
+				t.Logf("%s: %q", n, c.Samples)
+			}
+		})
+	}
+}
+
+// Repair writes the missing rows, deletes the dangling and mismatched
+// ones and rebuilds broken rankings; what is left is the seed's collision,
+// which it says it cannot repair.
+func TestRepair(t *testing.T) {
+	d := newDataset(t, keys.Seed)
+	p0, p1, p2 := d.products[0], d.products[1], d.products[2]
+	must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(d.byProd[p0][5]))))
+	must(t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(ck(d.byProd[p1][0]))))
+	a, b := d.byProd[p0][3], d.byProd[p2][4]
+	must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: ck(b)})))
+	rk, _ := d.layout.RankKey(p0, 11)
+	must(t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(rk, store.Cell{Qualifier: keys.Qualifier, Value: ck(a)})))
+	d.write("CollideOne", p2, d.users[0], "같은 길이", ts0+1000)
+	d.write("CollideTwo", p2, d.users[1], "같은 길이", ts0+1000)
+
+	r := d.check(true)
+	if r.Consistent || r.Repair == nil || r.Repair.Puts != 2 || r.Repair.Deletes != 3 || r.Repair.Reranks != 1 {
+		t.Fatalf("before repair: %s, repair %+v", r.Verdict, r.Repair)
+	}
+	if len(r.Repair.Cannot) != 1 || !strings.Contains(r.Repair.Cannot[0], "unique") {
+		t.Errorf("cannot-repair notes %q; want the collision, naming the unique layout", r.Repair.Cannot)
+	}
+	must(t, r.Repair.Apply(d.ctx, d.st, d.layout))
+	assertCounts(t, d.check(false), map[string]int64{"product-comment.collided": 1})
+}
+
+func TestSpread(t *testing.T) {
+	d := newDataset(t, keys.Unique)
+	s := d.check(false).Spread
+	var comment TableData
+	for _, td := range s.Tables {
+		if td.Table == keys.Comment {
+			comment = td
+		}
+	}
+	if comment.Rows != 36 || len(comment.Regions) != 3 || comment.Bytes <= 36*20 {
+		t.Fatalf("comment table spread %+v", comment)
+	}
+	var rows int64
+	for _, r := range comment.Regions {
+		rows += r.Rows
+	}
+	if rows != 36 || comment.Biggest[0].Bytes < comment.Smallest.Bytes {
+		t.Errorf("regions add to %d rows; biggest %d bytes, smallest %d", rows, comment.Biggest[0].Bytes, comment.Smallest.Bytes)
+	}
+	var regions int
+	for _, sv := range s.Servers {
+		regions += sv.Regions
+	}
+	if regions != 3*len(keys.Tables) {
+		t.Errorf("servers hold %d regions, want %d", regions, 3*len(keys.Tables))
+	}
+}

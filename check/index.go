@@ -1,0 +1,208 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+
+	"commentbench/extsort"
+	"commentbench/keys"
+	"commentbench/store"
+)
+
+// groupLen is how many bytes of an index key name its group: the owner's
+// prefix (userId; productId ‖ 'c') and the reversed timestamp. Every layout
+// starts its keys so, and nothing in a group's key changes when a comment
+// is edited.
+func groupLen(table string) int {
+	if table == keys.UserComment {
+		return keys.IDLen + 8
+	}
+	return keys.IDLen + 1 + 8
+}
+
+func groupOf(key []byte, g int) []byte { return key[:min(g, len(key))] }
+
+// expected is a comment's expected index row.
+type expected struct {
+	edited bool
+	ck     []byte // the comment's row key
+	key    []byte // the index key its fields produce
+}
+
+func encodeExpected(edited bool, ck, key []byte) []byte {
+	b := make([]byte, 0, 2+len(ck)+len(key))
+	flag := byte(0)
+	if edited {
+		flag = 1
+	}
+	b = append(b, flag, byte(len(ck)))
+	b = append(b, ck...)
+	return append(b, key...)
+}
+
+func decodeExpected(v []byte) expected {
+	n := int(v[1])
+	return expected{edited: v[0] == 1, ck: bytes.Clone(v[2 : 2+n]), key: bytes.Clone(v[2+n:])}
+}
+
+// Tags of index rows sorted by the comment they point at.
+const (
+	tagMatch   byte = 'm' // the row is its comment's expected row
+	tagNoMatch byte = 'n' // it is not: mismatched, or undefined if the comment is missing
+)
+
+// index checks one index table against the comments' expected rows. Both
+// streams are sorted by group; within a group (one owner, one millisecond)
+// rows and comments are matched in memory. Every row is then sorted by the
+// comment it points at, to find extra references and tell a mismatched row
+// from an undefined one.
+func (c *checker) index(ctx context.Context, table string, exp *extsort.Sorter) (IndexReport, error) {
+	r := IndexReport{Table: table}
+	defer exp.Close() // its buffer is not needed past the match
+	byValue := c.sorter()
+	defer byValue.Close()
+	if err := c.matchGroups(ctx, table, exp, &r, byValue); err != nil {
+		return r, err
+	}
+	return r, c.resolve(ctx, table, byValue, &r)
+}
+
+func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, byValue *extsort.Sorter) error {
+	g := groupLen(table)
+	nextExp, stopExp := iter.Pull2(sorted(exp))
+	defer stopExp()
+	rec, err, expOK := nextExp()
+	rows := newCursor(c.rows(ctx, table, store.Scan{}))
+	defer rows.close()
+	for (expOK || rows.ok) && err == nil {
+		gk := nextGroup(rec.Key, expOK, rows, g)
+		var comments []expected
+		for expOK && bytes.Equal(rec.Key, gk) {
+			comments = append(comments, decodeExpected(rec.Val))
+			rec, err, expOK = nextExp()
+		}
+		var grp []store.Row
+		for rows.ok && bytes.Equal(groupOf(rows.row.Key, g), gk) {
+			grp = append(grp, rows.row)
+			rows.advance()
+		}
+		r.Rows += int64(len(grp))
+		if merr := c.match(table, comments, grp, r, byValue); merr != nil {
+			return merr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return rows.close()
+}
+
+// nextGroup is the smaller of the two streams' next group keys.
+func nextGroup(expKey []byte, expOK bool, rows *cursor, g int) []byte {
+	switch {
+	case !rows.ok:
+		return bytes.Clone(expKey)
+	case !expOK:
+		return bytes.Clone(groupOf(rows.row.Key, g))
+	}
+	rk := groupOf(rows.row.Key, g)
+	if bytes.Compare(expKey, rk) <= 0 {
+		return bytes.Clone(expKey)
+	}
+	return bytes.Clone(rk)
+}
+
+// match pairs one group's rows with its comments. A row is its comment's
+// when its key is the comment's expected key, or, for an edited comment,
+// any key of the group (the row holds the length before the edit).
+func (c *checker) match(table string, comments []expected, rows []store.Row, r *IndexReport, byValue *extsort.Sorter) error {
+	referenced := map[string]bool{}
+	tagAt := map[string]byte{} // row key -> tag
+	valAt := map[string][]byte{}
+	for _, row := range rows {
+		v, _ := row.Value(keys.Qualifier)
+		tag := tagNoMatch
+		if e := find(comments, v); e != nil && !referenced[string(v)] && (e.edited || bytes.Equal(row.Key, e.key)) {
+			referenced[string(v)], tag = true, tagMatch
+			r.Referenced++
+		}
+		tagAt[string(row.Key)], valAt[string(row.Key)] = tag, v
+		if err := byValue.Add(v, append([]byte{tag}, row.Key...)); err != nil {
+			return err
+		}
+	}
+	for _, e := range comments {
+		if referenced[string(e.ck)] {
+			continue
+		}
+		tag, taken := tagAt[string(e.key)]
+		if taken && tag == tagMatch {
+			other := valAt[string(e.key)]
+			r.Collided.add(1, func() string {
+				return fmt.Sprintf("%s wanted by %s, holds %s", c.describe(table, e.key),
+					c.describe(keys.Comment, e.ck), c.describe(keys.Comment, other))
+			})
+			continue
+		}
+		r.Unreferenced.add(1, func() string {
+			s := fmt.Sprintf("%s: no %s", c.describe(keys.Comment, e.ck), c.describe(table, e.key))
+			if e.edited {
+				// Its row was written with the length before the edit, which
+				// the comment no longer records: a collision looks the same.
+				s += " (edited since; key length as now)"
+			}
+			return s
+		})
+		c.repair.put(table, e.key, e.ck) // a nomatch row in its place is deleted first
+	}
+	return nil
+}
+
+func find(es []expected, ck []byte) *expected {
+	for i := range es {
+		if bytes.Equal(es[i].ck, ck) {
+			return &es[i]
+		}
+	}
+	return nil
+}
+
+// resolve walks the rows by the comment they point at: more than one row
+// for a comment is an extra reference; a row that did not match is
+// mismatched when its comment exists, undefined when it does not.
+func (c *checker) resolve(ctx context.Context, table string, byValue *extsort.Sorter, r *IndexReport) error {
+	comments := newCursor(c.rows(ctx, keys.Comment, store.Scan{}))
+	defer comments.close()
+	var cur []byte
+	n := 0
+	for rec, err := range sorted(byValue) {
+		if err != nil {
+			return err
+		}
+		if n > 0 && bytes.Equal(rec.Key, cur) {
+			n++
+			ck := bytes.Clone(cur)
+			r.Extra.add(1, func() string { return fmt.Sprintf("%s has %d rows in %s", c.describe(keys.Comment, ck), n, table) })
+		} else {
+			cur, n = bytes.Clone(rec.Key), 1
+		}
+		if rec.Val[0] == tagMatch {
+			continue
+		}
+		key := bytes.Clone(rec.Val[1:])
+		ck := bytes.Clone(rec.Key)
+		if comments.seek(ck) {
+			r.Mismatched.add(1, func() string {
+				return fmt.Sprintf("%s -> %s, whose fields do not make it", c.describe(table, key), c.describe(keys.Comment, ck))
+			})
+		} else {
+			r.Undefined.add(1, func() string {
+				return fmt.Sprintf("%s -> %s, which does not exist", c.describe(table, key), c.describe(keys.Comment, ck))
+			})
+		}
+		c.repair.del(table, key)
+	}
+	return comments.close()
+}

@@ -1,0 +1,107 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"commentbench/extsort"
+	"commentbench/keys"
+	"commentbench/model"
+	"commentbench/store"
+)
+
+// rows streams a table in key order, counting what it reads.
+func (c *checker) rows(ctx context.Context, table string, sc store.Scan) iter.Seq2[store.Row, error] {
+	return func(yield func(store.Row, error) bool) {
+		stopped := false
+		_, err := c.st.Scan(ctx, table, sc, func(r store.Row) bool {
+			c.o.Rows.Add(1)
+			if !yield(r, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(store.Row{}, fmt.Errorf("scan %s: %w", table, err))
+		}
+	}
+}
+
+// cursor pulls rows of a sorted stream one at a time, for merge joins.
+type cursor struct {
+	next func() (store.Row, error, bool)
+	stop func()
+	row  store.Row
+	ok   bool
+	err  error
+}
+
+func newCursor(seq iter.Seq2[store.Row, error]) *cursor {
+	next, stop := iter.Pull2(seq)
+	c := &cursor{next: next, stop: stop}
+	c.advance()
+	return c
+}
+
+func (c *cursor) advance() {
+	var err error
+	c.row, err, c.ok = c.next()
+	if err != nil {
+		c.err, c.ok = err, false
+	}
+}
+
+// seek advances to the first row whose key is ≥ key and reports whether
+// it equals key.
+func (c *cursor) seek(key []byte) bool {
+	for c.ok && string(c.row.Key) < string(key) {
+		c.advance()
+	}
+	return c.ok && string(c.row.Key) == string(key)
+}
+
+func (c *cursor) close() error {
+	c.stop()
+	return c.err
+}
+
+// sorted walks a finished sort: each record once, in key order.
+func sorted(s *extsort.Sorter) iter.Seq2[extsort.Record, error] {
+	return func(yield func(extsort.Record, error) bool) {
+		it, err := s.Sort()
+		if err != nil {
+			yield(extsort.Record{}, err)
+			return
+		}
+		for it.Next() {
+			if !yield(it.Record(), nil) {
+				return
+			}
+		}
+		if err := it.Err(); err != nil {
+			yield(extsort.Record{}, err)
+		}
+	}
+}
+
+func (c *checker) sorter() *extsort.Sorter {
+	return extsort.New(extsort.Options{Dir: c.o.TempDir, MemLimit: c.o.MemLimit})
+}
+
+// describe decodes a key of table for a sample, quoting what does not decode.
+func (c *checker) describe(table string, key []byte) string {
+	if k, err := c.o.Layout.Decode(table, key); err == nil {
+		return k.String()
+	}
+	return fmt.Sprintf("%s[%q]", table, key)
+}
+
+func decodeComment(codec model.Codec, r store.Row) (model.Comment, error) {
+	v, ok := r.Value(keys.Qualifier)
+	if !ok {
+		return model.Comment{}, fmt.Errorf("no %s:%s cell", keys.Family, keys.Qualifier)
+	}
+	return model.Decode[model.Comment](codec, v)
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"commentbench/check"
+)
+
+// printReport writes the report for people, at 80 columns: the counters,
+// the samples of every non-zero one, the data spread, the repair, and the
+// verdict last.
+func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "layout %s (%s); %d comments checked\n\n", r.Layout, how, r.References.Comments)
+	fmt.Fprintf(&b, "%-16s %9s %9s %7s %7s %7s %7s %6s\n", "index", "rows", "refd", "unref", "undef", "mismat", "collid", "extra")
+	for _, ix := range r.Indexes {
+		fmt.Fprintf(&b, "%-16s %9d %9d %7d %7d %7d %7d %6d\n", ix.Table, ix.Rows, ix.Referenced,
+			ix.Unreferenced.Count, ix.Undefined.Count, ix.Mismatched.Count, ix.Collided.Count, ix.Extra.Count)
+	}
+	rk, rf := r.Ranks, r.References
+	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
+		rk.Rows, rk.Products, rk.OverLimit.Count, rk.Gaps.Count, rk.Stale.Count, rk.Dangling.Count, rk.WrongProduct.Count, rk.Unparsable.Count)
+	fmt.Fprintf(&b, "references: bad comments %d, missing order %d, order of another user %d,\n  missing user %d, missing product %d, missing seller %d\n",
+		rf.BadComments.Count, rf.MissingOrder.Count, rf.OrderUser.Count, rf.MissingUser.Count, rf.MissingProduct.Count, rf.MissingSeller.Count)
+	if run := r.Run; run != nil {
+		fmt.Fprintf(&b, "run %s: %d acknowledged, %d lost; unknown outcome: %d present, %d absent\n",
+			run.Dir, run.Acked, run.Lost.Count, run.UnknownPresent, run.UnknownAbsent)
+	}
+	printSamples(&b, r)
+	if r.Spread != nil {
+		printSpread(&b, r.Spread)
+	}
+	if r.Repair != nil {
+		printRepair(&b, r.Repair, dryRun)
+	}
+	fmt.Fprintf(&b, "\n%s\n", r.Verdict)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func printSamples(b *strings.Builder, r check.Report) {
+	type named struct {
+		name string
+		c    check.Counter
+	}
+	var all []named
+	for _, ix := range r.Indexes {
+		all = append(all, named{ix.Table + " unreferenced", ix.Unreferenced}, named{ix.Table + " undefined", ix.Undefined},
+			named{ix.Table + " mismatched", ix.Mismatched}, named{ix.Table + " collided", ix.Collided},
+			named{ix.Table + " extra references", ix.Extra})
+	}
+	rk, rf := r.Ranks, r.References
+	all = append(all, named{"ranks over limit", rk.OverLimit}, named{"rank gaps", rk.Gaps}, named{"stale ranks", rk.Stale},
+		named{"dangling ranks", rk.Dangling}, named{"ranks of another product", rk.WrongProduct}, named{"unparsable ranks", rk.Unparsable},
+		named{"bad comments", rf.BadComments}, named{"missing orders", rf.MissingOrder}, named{"orders of another user", rf.OrderUser},
+		named{"missing users", rf.MissingUser}, named{"missing products", rf.MissingProduct}, named{"missing sellers", rf.MissingSeller})
+	if r.Run != nil {
+		all = append(all, named{"lost acknowledged comments", r.Run.Lost})
+	}
+	for _, n := range all {
+		if n.c.Count == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s: %d, e.g.\n", n.name, n.c.Count)
+		for _, s := range n.c.Samples[:min(3, len(n.c.Samples))] {
+			fmt.Fprintf(b, "  %s\n", s)
+		}
+	}
+}
+
+func printSpread(b *strings.Builder, s *check.DataSpread) {
+	fmt.Fprintf(b, "\ndata spread (by bytes)\n%-21s %8s %8s %4s %6s %5s %6s %5s\n",
+		"table", "rows", "bytes", "regs", "max/mn", "gini", "srv/mn", "gini")
+	for _, t := range s.Tables {
+		fmt.Fprintf(b, "%-21s %8d %8s %4d %6.2f %5.2f %6.2f %5.2f\n", cut(t.Table, 21), t.Rows, bytesHuman(t.Bytes),
+			len(t.Regions), t.RegionMaxMean, t.RegionGini, t.ServerMaxMean, t.ServerGini)
+	}
+	for _, t := range s.Tables {
+		if len(t.Biggest) == 0 || t.Bytes == 0 {
+			continue
+		}
+		big := t.Biggest[0]
+		fmt.Fprintf(b, "  %s: largest %s %s on %s %s\n    smallest %s on %s\n", t.Table, bytesHuman(big.Bytes),
+			fmt.Sprintf("(%d rows)", big.Rows), big.Server, big.Range, bytesHuman(t.Smallest.Bytes), t.Smallest.Server)
+	}
+	fmt.Fprintf(b, "servers:")
+	for _, sv := range s.Servers {
+		fmt.Fprintf(b, "  %s %d regions %d rows %s", sv.Server, sv.Regions, sv.Rows, bytesHuman(sv.Bytes))
+	}
+	fmt.Fprintln(b)
+}
+
+func printRepair(b *strings.Builder, r *check.RepairReport, dryRun bool) {
+	verb := "repaired"
+	if dryRun {
+		verb = "would repair (dry run; add --yes to apply)"
+	}
+	fmt.Fprintf(b, "\nrepair: %s: write %d index rows, delete %d, rebuild %d rankings\n", verb, r.Puts, r.Deletes, r.Reranks)
+	if r.Dropped > 0 {
+		fmt.Fprintf(b, "  %d more actions did not fit in one pass: run again\n", r.Dropped)
+	}
+	for _, c := range r.Cannot {
+		fmt.Fprintf(b, "  cannot repair: %s\n", c)
+	}
+}
+
+func bytesHuman(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1fG", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fM", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fK", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "~"
+}
