@@ -1,0 +1,211 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"commentbench/spread"
+)
+
+// lineWidth is the console width every summary line fits in.
+const lineWidth = 80
+
+// opWidth is the widest op name the table shows whole; the other columns
+// take the remaining 62 of 80.
+const opWidth = 18
+
+// PrintSummary writes a human summary of s, every line within 80 columns:
+// the ops table, pacing, violations, region spread and SLOs.
+func PrintSummary(w io.Writer, s Summary) error {
+	var b strings.Builder
+	printHeader(&b, s)
+	printOps(&b, s.Ops)
+	printPacing(&b, s.Pacing)
+	printViolations(&b, s.Violations)
+	printSpread(&b, s.Spread)
+	printSLOs(&b, s.SLOs)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// line writes one line, cut to lineWidth so no value can break the layout.
+func line(b *strings.Builder, format string, a ...any) {
+	s := fmt.Sprintf(format, a...)
+	if utf8.RuneCountInString(s) > lineWidth {
+		s = string([]rune(s)[:lineWidth-1]) + "…"
+	}
+	b.WriteString(s)
+	b.WriteByte('\n')
+}
+
+func printHeader(b *strings.Builder, s Summary) {
+	d := time.Duration(s.DurationSec * float64(time.Second)).Round(time.Millisecond)
+	h := fmt.Sprintf("%s: %v from %s", s.Tool, d, s.Start.Format("2006-01-02 15:04:05"))
+	if len(s.Merged) > 0 {
+		h += fmt.Sprintf(", %d runs merged", len(s.Merged))
+	}
+	line(b, "%s", h)
+}
+
+func printOps(b *strings.Builder, ops []OpSummary) {
+	row := "%-*s %9s %8s %6s %6s %6s %6s %6s %7s"
+	line(b, row, opWidth, "op", "count", "rate/s", "p50", "p90", "p99", "p99.9", "max", "errors")
+	var clamped int64
+	for _, o := range ops {
+		l := o.Latency
+		line(b, row, opWidth, cut(o.Op, opWidth), compact(o.Count, 9), rate(o.Rate),
+			human(l.P50), human(l.P90), human(l.P99), human(l.P999), human(l.Max), compact(o.Errors, 7))
+		clamped += o.Clamped
+	}
+	for _, o := range ops {
+		if len(o.ErrorsByKind) == 0 {
+			continue
+		}
+		var kinds []string
+		for _, k := range errorKinds(o.ErrorsByKind) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, o.ErrorsByKind[k]))
+		}
+		line(b, "errors %s: %s", o.Op, strings.Join(kinds, ", "))
+	}
+	if clamped > 0 {
+		line(b, "clamped %d times outside 1µs..1h to the nearest bound", clamped)
+	}
+}
+
+// cut shortens s to n runes, marking the cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "~"
+}
+
+// compact formats n in at most width characters, in k/M/G when it must.
+func compact(n int64, width int) string {
+	s := fmt.Sprint(n)
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}} {
+		if len(s) <= width {
+			break
+		}
+		s = fmt.Sprintf("%.1f%s", float64(n)/u.div, u.suffix)
+	}
+	return s
+}
+
+func rate(r float64) string {
+	if r >= 1e5 {
+		return compact(int64(r), 8)
+	}
+	return fmt.Sprintf("%.1f", r)
+}
+
+// human formats a duration given in ms with three significant digits at
+// most: 812µs, 12.3ms, 1.20s.
+func human(ms float64) string {
+	us := ms * 1000
+	switch {
+	case ms <= 0:
+		return "0"
+	case us < 999.5:
+		return fmt.Sprintf("%.0fµs", us)
+	case ms < 9.995:
+		return fmt.Sprintf("%.2fms", ms)
+	case ms < 99.95:
+		return fmt.Sprintf("%.1fms", ms)
+	case ms < 999.5:
+		return fmt.Sprintf("%.0fms", ms)
+	case ms < 9995:
+		return fmt.Sprintf("%.2fs", ms/1e3)
+	case ms < 59950:
+		return fmt.Sprintf("%.1fs", ms/1e3)
+	}
+	return fmt.Sprintf("%.1fm", ms/6e4)
+}
+
+func printPacing(b *strings.Builder, p Pacing) {
+	if p.Mode != "open" {
+		line(b, "pacing %s loop", orDash(p.Mode))
+		return
+	}
+	line(b, "pacing open loop at %.1f/s: %s arrivals, %s late, %s unstarted",
+		p.Rate, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func printViolations(b *strings.Builder, vs map[string]*Violation) {
+	if len(vs) == 0 {
+		line(b, "violations: none")
+		return
+	}
+	line(b, "violations:")
+	for _, k := range slices.Sorted(maps.Keys(vs)) {
+		v := vs[k]
+		if v == nil {
+			continue
+		}
+		first := ""
+		if len(v.Samples) > 0 {
+			first = ", first: " + v.Samples[0]
+		}
+		line(b, "  %s: %d%s", k, v.Count, first)
+	}
+}
+
+// printSpread writes two lines per table: the brief's single line would
+// pass 80 columns, so server figures go on the second.
+func printSpread(b *strings.Builder, ts []spread.TableSpread) {
+	for _, t := range ts {
+		name := cut(t.Table, 18)
+		if t.Requests == 0 {
+			line(b, "%s  %d regions  no requests", name, t.Regions)
+			continue
+		}
+		line(b, "%s  %d regions  hottest %.0f%% %s  max/mean %.1f  gini %.2f",
+			name, t.Regions, 100*t.HottestServerShare, cut(t.HottestServer, 6), t.RegionMaxMean, t.RegionGini)
+		line(b, "  servers max/mean %.1f  gini %.2f  ceiling %.1fx", t.ServerMaxMean, t.ServerGini, t.Ceiling)
+	}
+}
+
+func printSLOs(b *strings.Builder, rs []SLOResult) {
+	for _, r := range rs {
+		verdict := "BREACHED"
+		if r.Met {
+			verdict = "met"
+		}
+		why := r.Note
+		if why == "" {
+			why = r.Metric + " " + formatActual(r)
+		}
+		tail := fmt.Sprintf("  %s (%s)", verdict, why)
+		// Cut the expression rather than the verdict, which matters more.
+		room := max(lineWidth-4-utf8.RuneCountInString(tail), 12)
+		line(b, "SLO %s%s", cut(r.SLO, room), tail)
+	}
+}
+
+func formatActual(r SLOResult) string {
+	switch r.Unit {
+	case "ms":
+		return human(r.Actual)
+	case "%":
+		return fmt.Sprintf("%.2f%%", r.Actual)
+	}
+	if r.Actual < 100 {
+		return fmt.Sprintf("%.3g%s", r.Actual, r.Unit) // slow ops stay visible
+	}
+	return fmt.Sprintf("%.0f%s", r.Actual, r.Unit)
+}

@@ -1,0 +1,239 @@
+package results
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range and precision, in microseconds.
+const (
+	lowestUs  = 1
+	highestUs = int64(time.Hour / time.Microsecond)
+	sigFigs   = 3
+)
+
+func newHist() *hdr.Histogram { return hdr.New(lowestUs, highestUs, sigFigs) }
+
+// Set owns the op names and every worker's Recorder. The cumulative
+// histograms live here rather than in each Recorder so a worker holds only
+// its interval histograms: Collect folds them in once per interval.
+type Set struct {
+	ops      []string
+	interval time.Duration
+
+	mu        sync.Mutex // guards recorders
+	recorders []*Recorder
+
+	// collectMu serialises Collect and Totals; everything below is theirs.
+	collectMu sync.Mutex
+	ivLat     []*hdr.Histogram // this interval's merged latency, per op
+	cumLat    []*hdr.Histogram // every collected interval's latency
+	cumSvc    []*hdr.Histogram // every collected interval's service time
+	// One spare pair per op is swapped into each recorder in turn, so
+	// collecting allocates nothing and a recorder needs no spare of its own.
+	spareLat, spareSvc []*hdr.Histogram
+}
+
+// NewSet makes a Set for the named ops. interval is the collection period
+// the caller intends; it is kept for reference only.
+func NewSet(ops []string, interval time.Duration) *Set {
+	n := len(ops)
+	s := &Set{ops: slices.Clone(ops), interval: interval}
+	for _, hs := range []*[]*hdr.Histogram{&s.ivLat, &s.cumLat, &s.cumSvc, &s.spareLat, &s.spareSvc} {
+		*hs = make([]*hdr.Histogram, n)
+		for i := range n {
+			(*hs)[i] = newHist()
+		}
+	}
+	return s
+}
+
+// Ops returns the op names; Record's op argument indexes this slice.
+func (s *Set) Ops() []string { return slices.Clone(s.ops) }
+
+// Interval returns the collection period given to NewSet.
+func (s *Set) Interval() time.Duration { return s.interval }
+
+// Recorder records one worker's operations. Its mutex is contended only by
+// Collect and Totals, never by other workers.
+type Recorder struct {
+	mu  sync.Mutex
+	ops []opRec
+}
+
+type opRec struct {
+	lat, svc *hdr.Histogram   // since the last Collect
+	errs     int64            // errors since the last Collect
+	byKind   map[string]int64 // errors over the whole run
+	clamped  int64            // values moved into range over the whole run
+}
+
+// NewRecorder makes a Recorder for one worker goroutine. It is safe to call
+// concurrently, also while Collect runs.
+func (s *Set) NewRecorder() *Recorder {
+	r := &Recorder{ops: make([]opRec, len(s.ops))}
+	for i := range r.ops {
+		r.ops[i] = opRec{lat: newHist(), svc: newHist(), byKind: map[string]int64{}}
+	}
+	s.mu.Lock()
+	s.recorders = append(s.recorders, r)
+	s.mu.Unlock()
+	return r
+}
+
+// Record records one finished operation; op indexes Set.Ops (out of range
+// panics). latency = end - intended, service = end - start. A non-empty
+// errKind makes it an error: counted by kind, its times not recorded, since
+// a fast failure would otherwise flatter the latency percentiles.
+func (r *Recorder) Record(op int, intended, start, end time.Time, errKind string) {
+	r.mu.Lock()
+	o := &r.ops[op]
+	if errKind != "" {
+		o.errs++
+		o.byKind[errKind]++
+	} else {
+		o.clamped += record(o.lat, end.Sub(intended)) + record(o.svc, end.Sub(start))
+	}
+	r.mu.Unlock()
+}
+
+// record puts d into h, clamped into the histogram's range so nothing is
+// dropped; it returns 1 if d had to be clamped.
+func record(h *hdr.Histogram, d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	var clamped int64
+	if us < lowestUs {
+		us, clamped = lowestUs, 1
+	} else if us > highestUs {
+		us, clamped = highestUs, 1
+	}
+	_ = h.RecordValue(us) // cannot fail: us is in range
+	return clamped
+}
+
+// Interval is one collection period's merged results.
+type Interval struct {
+	Start, End time.Time
+	Ops        []OpInterval // in Set.Ops order
+}
+
+// OpInterval is one op's successes, errors and latency over an interval.
+type OpInterval struct {
+	Op                       string
+	Count, Errors            int64
+	P50, P90, P99, P999, Max time.Duration
+}
+
+func (s *Set) snapshotRecorders() []*Recorder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.recorders)
+}
+
+// Collect ends an interval: every recorder's interval histograms are swapped
+// for empty ones, merged into the interval and into the run's totals.
+func (s *Set) Collect(start, end time.Time) Interval {
+	s.collectMu.Lock()
+	defer s.collectMu.Unlock()
+	for _, h := range s.ivLat {
+		h.Reset()
+	}
+	errs := make([]int64, len(s.ops))
+	for _, r := range s.snapshotRecorders() {
+		s.drain(r, errs)
+	}
+	iv := Interval{Start: start, End: end, Ops: make([]OpInterval, len(s.ops))}
+	for i, h := range s.ivLat {
+		s.cumLat[i].Merge(h)
+		iv.Ops[i] = opInterval(s.ops[i], h, errs[i])
+	}
+	return iv
+}
+
+// drain swaps r's interval histograms for the spares under r's lock (so a
+// worker waits only for pointer swaps) and merges them after unlocking.
+func (s *Set) drain(r *Recorder, errs []int64) {
+	r.mu.Lock()
+	for i := range r.ops {
+		o := &r.ops[i]
+		o.lat, s.spareLat[i] = s.spareLat[i], o.lat
+		o.svc, s.spareSvc[i] = s.spareSvc[i], o.svc
+		errs[i] += o.errs
+		o.errs = 0
+	}
+	r.mu.Unlock()
+	for i := range s.ops {
+		s.ivLat[i].Merge(s.spareLat[i])
+		s.cumSvc[i].Merge(s.spareSvc[i])
+		s.spareLat[i].Reset()
+		s.spareSvc[i].Reset()
+	}
+}
+
+func opInterval(op string, h *hdr.Histogram, errs int64) OpInterval {
+	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return OpInterval{
+		Op: op, Count: h.TotalCount(), Errors: errs,
+		P50: us(q[0]), P90: us(q[1]), P99: us(q[2]), P999: us(q[3]), Max: us(maxOf(h)),
+	}
+}
+
+func us(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// maxOf is h.Max but 0 for an empty histogram.
+func maxOf(h *hdr.Histogram) int64 {
+	if h.TotalCount() == 0 {
+		return 0
+	}
+	return h.Max()
+}
+
+// OpTotals is one op over the whole run so far. Count is successes only.
+type OpTotals struct {
+	Op                     string
+	Count, Errors, Clamped int64
+	ErrorsByKind           map[string]int64
+	Latency, Service       *hdr.Histogram
+}
+
+// Totals merges every recorder's histograms and error counts, including
+// what has not been collected yet, so it is complete whenever it is called.
+func (s *Set) Totals() []OpTotals {
+	s.collectMu.Lock()
+	defer s.collectMu.Unlock()
+	ts := make([]OpTotals, len(s.ops))
+	for i, op := range s.ops {
+		ts[i] = OpTotals{Op: op, ErrorsByKind: map[string]int64{},
+			Latency: s.cumLat[i].Clone(), Service: s.cumSvc[i].Clone()}
+	}
+	for _, r := range s.snapshotRecorders() {
+		r.addTo(ts)
+	}
+	for i := range ts {
+		ts[i].Count = ts[i].Latency.TotalCount()
+	}
+	return ts
+}
+
+// addTo adds r's uncollected histograms and its error counts to ts.
+func (r *Recorder) addTo(ts []OpTotals) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.ops {
+		o, t := &r.ops[i], &ts[i]
+		t.Latency.Merge(o.lat)
+		t.Service.Merge(o.svc)
+		t.Clamped += o.clamped
+		for k, n := range o.byKind {
+			t.ErrorsByKind[k] += n
+			t.Errors += n
+		}
+	}
+}
+
+// errorKinds returns m's kinds sorted, for stable output.
+func errorKinds(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,281 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"commentbench/spread"
+)
+
+// FormatVersion is summary.json's format version; ReadSummary rejects others.
+const FormatVersion = 1
+
+// SummaryFile is the summary's file name inside a run directory.
+const SummaryFile = "summary.json"
+
+// MaxSamples caps a Violation's samples, so a run that breaks a check a
+// million times still writes a small summary.
+const MaxSamples = 10
+
+// Summary is a whole run's results: summary.json.
+type Summary struct {
+	Version     int             `json:"version"`
+	Tool        string          `json:"tool"`
+	Config      json.RawMessage `json:"config,omitempty"` // the run's resolved configuration, opaque here
+	Start       time.Time       `json:"start"`
+	End         time.Time       `json:"end"`
+	DurationSec float64         `json:"duration_sec"`
+	Merged      []string        `json:"merged,omitempty"` // run dirs merged into this one
+	Ops         []OpSummary     `json:"ops"`
+	Pacing      Pacing          `json:"pacing"`
+	// Violations maps a pager check's kind to its count and samples.
+	Violations map[string]*Violation `json:"violations,omitempty"`
+	Spread     []spread.TableSpread  `json:"spread,omitempty"`
+	SLOs       []SLOResult           `json:"slos,omitempty"`
+}
+
+// OpSummary is one op over the run. Count is successes; Rate is Count per
+// second over the run's DurationSec.
+type OpSummary struct {
+	Op           string           `json:"op"`
+	Count        int64            `json:"count"`
+	Errors       int64            `json:"errors"`
+	ErrorsByKind map[string]int64 `json:"errors_by_kind,omitempty"`
+	// Clamped counts latencies or service times outside 1 µs .. 1 h that
+	// were recorded at the nearest bound.
+	Clamped int64       `json:"clamped,omitempty"`
+	Rate    float64     `json:"rate"`
+	Latency Percentiles `json:"latency"` // from the intended start
+	Service Percentiles `json:"service"` // from the actual start
+	// Compressed base64 HdrHistograms (µs), kept so runs merge exactly.
+	LatencyHist string `json:"latency_hist,omitempty"`
+	ServiceHist string `json:"service_hist,omitempty"`
+}
+
+// Percentiles of one histogram, in milliseconds.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Pacing is how operations were scheduled: Mode "closed" (each worker
+// starts its next op when the last ends) or "open" (arrivals at Rate/s).
+type Pacing struct {
+	Mode      string  `json:"mode"`
+	Rate      float64 `json:"rate,omitempty"`
+	Arrivals  int64   `json:"arrivals,omitempty"`
+	Late      int64   `json:"late,omitempty"`
+	Unstarted int64   `json:"unstarted,omitempty"`
+}
+
+// Violation counts one check's failures and keeps the first few samples.
+type Violation struct {
+	Count   int64    `json:"count"`
+	Samples []string `json:"samples,omitempty"`
+}
+
+// Add counts one failure, keeping its sample while there is room.
+func (v *Violation) Add(sample string) {
+	v.Count++
+	if len(v.Samples) < MaxSamples {
+		v.Samples = append(v.Samples, sample)
+	}
+}
+
+// Summary builds the run's summary from Totals. The caller fills Pacing,
+// Violations, Spread and SLOs.
+func (s *Set) Summary(start, end time.Time, config any) (Summary, error) {
+	cfg, err := json.Marshal(config)
+	if err != nil {
+		return Summary{}, fmt.Errorf("results: config: %w", err)
+	}
+	sum := newSummary(start, end)
+	if config != nil {
+		sum.Config = cfg
+	}
+	for _, t := range s.Totals() {
+		o, err := opSummary(t.Op, t.Latency, t.Service, t.Errors, t.ErrorsByKind)
+		if err != nil {
+			return Summary{}, err
+		}
+		o.Clamped = t.Clamped
+		sum.Ops = append(sum.Ops, o)
+	}
+	sum.setRates()
+	return sum, nil
+}
+
+func newSummary(start, end time.Time) Summary {
+	return Summary{Version: FormatVersion, Tool: "commentbench loadgen", Start: start, End: end,
+		DurationSec: end.Sub(start).Seconds()}
+}
+
+// setRates recomputes every op's rate over the summary's duration.
+func (s *Summary) setRates() {
+	for i := range s.Ops {
+		s.Ops[i].Rate = 0
+		if s.DurationSec > 0 {
+			s.Ops[i].Rate = float64(s.Ops[i].Count) / s.DurationSec
+		}
+	}
+}
+
+func opSummary(op string, lat, svc *hdr.Histogram, errs int64, byKind map[string]int64) (OpSummary, error) {
+	o := OpSummary{Op: op, Count: lat.TotalCount(), Errors: errs,
+		Latency: percentiles(lat), Service: percentiles(svc)}
+	if len(byKind) > 0 {
+		o.ErrorsByKind = byKind
+	}
+	var err error
+	if o.LatencyHist, err = encode(lat); err != nil {
+		return o, fmt.Errorf("results: op %s: latency: %w", op, err)
+	}
+	if o.ServiceHist, err = encode(svc); err != nil {
+		return o, fmt.Errorf("results: op %s: service: %w", op, err)
+	}
+	return o, nil
+}
+
+func percentiles(h *hdr.Histogram) Percentiles {
+	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Percentiles{P50: ms(q[0]), P90: ms(q[1]), P99: ms(q[2]), P999: ms(q[3]),
+		Max: ms(maxOf(h)), Mean: h.Mean() / 1000}
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
+
+// encode is h's compressed base64 form; "" for an empty histogram, which
+// keeps summaries of ops that never succeeded short.
+func encode(h *hdr.Histogram) (string, error) {
+	if h.TotalCount() == 0 {
+		return "", nil
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// decode reads encode's form into a histogram of this package's geometry,
+// so histograms from any run merge without loss.
+func decode(s string) (*hdr.Histogram, error) {
+	h := newHist()
+	if s == "" {
+		return h, nil
+	}
+	d, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return nil, err
+	}
+	if dropped := h.Merge(d); dropped > 0 {
+		return nil, fmt.Errorf("%d values outside %d..%d µs", dropped, lowestUs, highestUs)
+	}
+	return h, nil
+}
+
+// WriteSummary writes dir/summary.json atomically, so a reader never sees a
+// half-written file even if the run is killed while writing.
+func WriteSummary(dir string, s Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: summary: %w", err)
+	}
+	return writeAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadSummary reads a summary from its file or from the run dir holding it.
+func ReadSummary(path string) (Summary, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, SummaryFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("results: %w", err)
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Summary{}, fmt.Errorf("results: %s: %w", path, err)
+	}
+	if len(s.Config) > 0 {
+		// Undo WriteSummary's indenting, so a summary reads back as it was.
+		var c bytes.Buffer
+		if err := json.Compact(&c, s.Config); err == nil {
+			s.Config = c.Bytes()
+		}
+	}
+	if s.Version != FormatVersion {
+		return Summary{}, fmt.Errorf("results: %s: format version %d, want %d", path, s.Version, FormatVersion)
+	}
+	return s, nil
+}
+
+// WriteHgrm writes <op>.hgrm (latency) and <op>.service.hgrm per op with
+// successes: HdrHistogram's percentile distribution with values in ms, the
+// input of its plotter.
+func WriteHgrm(dir string, s Summary) error {
+	var errs []error
+	for _, o := range s.Ops {
+		if o.Count == 0 {
+			continue
+		}
+		name := fileName(o.Op)
+		errs = append(errs, writeHgrm(filepath.Join(dir, name+".hgrm"), o.LatencyHist),
+			writeHgrm(filepath.Join(dir, name+".service.hgrm"), o.ServiceHist))
+	}
+	return errors.Join(errs...)
+}
+
+func writeHgrm(path, enc string) error {
+	h, err := decode(enc)
+	if err != nil {
+		return fmt.Errorf("results: %s: %w", path, err)
+	}
+	var b bytes.Buffer
+	// 5 ticks per half distance is HdrHistogram's usual resolution; the
+	// scale turns µs into ms.
+	if _, err := h.PercentilesPrint(&b, 5, 1000); err != nil {
+		return fmt.Errorf("results: %s: %w", path, err)
+	}
+	return writeAtomic(path, b.Bytes())
+}
+
+// fileName makes an op name safe as a file name.
+func fileName(op string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, op)
+}
