@@ -135,6 +135,9 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	go func() { wg.Wait(); close(drained) }()
 	r.drain(drained, cancelOps)
 	out.End = time.Now()
+	if out.Start.IsZero() { // stopped during the warm-up: no steady phase
+		out.Start = out.End
+	}
 	out.Loads = col.finish(out.End)
 	out.Interrupted = interrupted
 	out.Violations = e.Checks.Snapshot()

@@ -185,3 +185,36 @@ func TestShippedScenarios(t *testing.T) {
 		}
 	}
 }
+
+// Processes loading one cluster (--worker-index) draw order ids that never
+// collide, for both id schemes; the population is the same for all.
+func TestWorkerIndexPartitionsOrderIDs(t *testing.T) {
+	for _, scheme := range []string{"random", "sequential"} {
+		sc := testScenario(t, "unique")
+		sc.IDs = scheme
+		seen := map[string]int{}
+		for proc := range 2 {
+			gen, err := orderIDs(sc, proc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for w := range 2 {
+				g := gen(w)
+				for range 2000 {
+					id := g.Next()
+					if p, dup := seen[id]; dup && p != proc {
+						t.Fatalf("%s: id %s drawn by processes %d and %d", scheme, id, p, proc)
+					}
+					seen[id] = proc
+				}
+			}
+		}
+		s, _ := keys.SchemeByName(scheme)
+		a, b := populationIDs(sc, s)(), populationIDs(sc, s)()
+		for range 100 {
+			if x, y := a.Next(), b.Next(); x != y {
+				t.Fatalf("%s: population differs between processes: %s vs %s", scheme, x, y)
+			}
+		}
+	}
+}

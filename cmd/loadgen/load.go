@@ -264,11 +264,7 @@ func (o *outputs) tick(t workload.Tick) {
 	if t.Phase != "steady" || o.err != nil {
 		return
 	}
-	if o.timeline == nil {
-		start := t.Interval.End.Add(-t.Elapsed)
-		o.timeline = results.NewTimelineWriter(o.timelineB, start)
-		o.regions = results.NewRegionsWriter(o.regB, start)
-	}
+	o.open(t.Interval.End.Add(-t.Elapsed))
 	if err := o.timeline.Write(t.Interval); err != nil {
 		o.err = err
 	}
@@ -280,7 +276,17 @@ func (o *outputs) tick(t workload.Tick) {
 	o.regB.Flush()
 }
 
+// open starts the CSV files (their headers) once the steady phase's start
+// is known.
+func (o *outputs) open(steadyStart time.Time) {
+	if o.timeline == nil {
+		o.timeline = results.NewTimelineWriter(o.timelineB, steadyStart)
+		o.regions = results.NewRegionsWriter(o.regB, steadyStart)
+	}
+}
+
 func (o *outputs) finish(sum results.Summary) error {
+	o.open(sum.Start) // a run stopped in its warm-up still gets headed files
 	if o.err != nil {
 		return fmt.Errorf("write results: %w", o.err)
 	}
