@@ -1,0 +1,223 @@
+package hbasetest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
+	"commentbench/store"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// hbaseError is an exception as the client sees it: a Java class name and
+// a message that becomes the stack trace.
+type hbaseError struct {
+	class, msg string
+}
+
+func (e *hbaseError) Error() string { return e.class + ": " + e.msg }
+
+// stackTrace is the text HBase puts in ExceptionResponse.stack_trace: the
+// stringified exception and a frame. Clients only need it non-empty.
+func (e *hbaseError) stackTrace() string {
+	return e.class + ": " + e.msg + "\n\tat org.apache.hadoop.hbase.hbasetest.Cluster.call(Cluster.java:1)\n"
+}
+
+func excf(class, format string, args ...any) *hbaseError {
+	return &hbaseError{class: class, msg: fmt.Sprintf(format, args...)}
+}
+
+// asHBase turns any error into an exception: engine errors become the
+// exception HBase raises for the same condition.
+func asHBase(err error) *hbaseError {
+	var he *hbaseError
+	switch {
+	case errors.As(err, &he):
+		return he
+	case errors.Is(err, store.ErrInvalid):
+		return excf(wire.ExcDoNotRetryIO, "%v", err)
+	case errors.Is(err, store.ErrTableNotFound):
+		return excf(wire.ExcTableNotFound, "%v", err)
+	case errors.Is(err, store.ErrTableExists):
+		return excf(wire.ExcTableExists, "%v", err)
+	default:
+		return excf(wire.ExcIO, "%v", err)
+	}
+}
+
+// nameBytes is the NameBytesPair form of an exception used inside Multi.
+func nameBytes(err error) *pb.NameBytesPair {
+	he := asHBase(err)
+	return &pb.NameBytesPair{Name: proto.String(he.class), Value: []byte(he.stackTrace())}
+}
+
+// conn is one accepted client connection, bound to one service.
+type conn struct {
+	c       *Cluster
+	node    *node
+	nc      net.Conn
+	service string
+	codec   bool // the client declared KeyValueCodec: results go to cellblocks
+	wmu     sync.Mutex
+}
+
+func (c *Cluster) accept(n *node) {
+	defer c.wg.Done()
+	for {
+		nc, err := n.ln.Accept()
+		if err != nil {
+			return
+		}
+		n.mu.Lock()
+		if n.dead {
+			n.mu.Unlock()
+			nc.Close()
+			return
+		}
+		n.conns[nc] = struct{}{}
+		n.mu.Unlock()
+		c.wg.Add(1)
+		go c.serveConn(n, nc)
+	}
+}
+
+// serves reports whether a node offers service (§1.1): region servers
+// ClientService, the master MasterService, both ClientMetaService.
+func (n *node) serves(service string) bool {
+	switch service {
+	case wire.ServiceClientMeta:
+		return true
+	case wire.ServiceClient:
+		return !n.master
+	case wire.ServiceMaster:
+		return n.master
+	}
+	return false
+}
+
+// serveConn reads the preamble, then requests, each handled in its own
+// goroutine so answers go out in completion order.
+func (c *Cluster) serveConn(n *node, nc net.Conn) {
+	defer c.wg.Done()
+	defer func() {
+		nc.Close()
+		n.mu.Lock()
+		delete(n.conns, nc)
+		n.mu.Unlock()
+	}()
+	br := bufio.NewReader(nc)
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	hdr, err := wire.ReadPreamble(br)
+	if err != nil {
+		return
+	}
+	_ = nc.SetReadDeadline(time.Time{})
+	codec := hdr.GetCellBlockCodecClass()
+	switch {
+	case !n.serves(hdr.GetServiceName()),
+		codec != "" && codec != wire.KeyValueCodec,
+		hdr.GetCellBlockCompressorClass() != "",
+		c.user != "" && hdr.GetUserInfo().GetEffectiveUser() != c.user:
+		return
+	}
+	cn := &conn{c: c, node: n, nc: nc, service: hdr.GetServiceName(), codec: codec != ""}
+	for {
+		rh, param, cells, err := wire.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		// Counting and the latency are fixed as the frame is read, so a
+		// test that changes them between two calls knows which call got
+		// which.
+		c.count(rh.GetMethodName())
+		delay := time.Duration(c.latency.Load())
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			cn.handle(rh, param, cells, delay)
+		}()
+	}
+}
+
+// handle answers one call. The frame is written with one Write under the
+// connection's lock.
+func (cn *conn) handle(rh *pb.RequestHeader, param, cells []byte, delay time.Duration) {
+	c := cn.c
+	msg, out, err := cn.safeDispatch(rh.GetMethodName(), param, cells)
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-c.ctx.Done():
+		}
+	}
+	hdr := &pb.ResponseHeader{CallId: proto.Uint32(rh.GetCallId())}
+	if err != nil {
+		he := asHBase(err)
+		hdr.Exception = &pb.ExceptionResponse{
+			ExceptionClassName: proto.String(he.class),
+			StackTrace:         proto.String(he.stackTrace()),
+		}
+		if he.class == wire.ExcDoNotRetryIO {
+			hdr.Exception.DoNotRetry = proto.Bool(true)
+		}
+		msg, out = nil, nil
+	}
+	cn.wmu.Lock()
+	defer cn.wmu.Unlock()
+	if werr := wire.WriteResponse(cn.nc, hdr, msg, out); werr != nil {
+		cn.nc.Close()
+	}
+}
+
+// unknownMethod is HBase's answer to a method its service lacks.
+func unknownMethod(service, method string) error {
+	return excf(wire.ExcDoNotRetryIO, "java.lang.UnsupportedOperationException: unknown method %s in service %s", method, service)
+}
+
+func decode(param []byte, m proto.Message) error {
+	if err := proto.Unmarshal(param, m); err != nil {
+		return excf(wire.ExcDoNotRetryIO, "cannot decode %T: %v", m, err)
+	}
+	return nil
+}
+
+// safeDispatch is dispatch that turns a panic into an exception for the
+// call, so one bad request cannot take the cluster (and the test) down.
+func (cn *conn) safeDispatch(method string, param, cells []byte) (msg proto.Message, out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg, out, err = nil, nil, excf(wire.ExcIO, "panic serving %s: %v", method, p)
+		}
+	}()
+	return cn.dispatch(method, param, cells)
+}
+
+func (cn *conn) dispatch(method string, param, cells []byte) (proto.Message, []byte, error) {
+	switch cn.service {
+	case wire.ServiceClient:
+		if class, ok := cn.c.takeFailure(); ok {
+			return nil, nil, excf(class, "injected failure of %s", method)
+		}
+		switch method {
+		case "Get":
+			return cn.get(param)
+		case "Mutate":
+			return cn.mutate(param, cells)
+		case "Multi":
+			return cn.multi(param, cells)
+		case "Scan":
+			return cn.scan(param)
+		}
+	case wire.ServiceMaster:
+		return cn.c.masterCall(method, param)
+	case wire.ServiceClientMeta:
+		return cn.c.registryCall(method, param)
+	}
+	return nil, nil, unknownMethod(cn.service, method)
+}

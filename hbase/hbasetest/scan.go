@@ -1,0 +1,339 @@
+package hbasetest
+
+import (
+	"bytes"
+	"math"
+	"sync"
+	"time"
+
+	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
+	"commentbench/store"
+
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	scannerTTL        = 60 * time.Second
+	defaultMaxResult  = 2 << 20 // HBase's default max_result_size
+	rowFilterClass    = "org.apache.hadoop.hbase.filter.RowFilter"
+	prefixFilterClass = "org.apache.hadoop.hbase.filter.PrefixFilter"
+	unlimitedRowsHint = math.MaxInt32
+)
+
+// scanner is an open server-side scanner over one region.
+type scanner struct {
+	mu         sync.Mutex
+	id         uint64
+	node       string
+	regionName string
+	t          target
+	rev        bool
+	start      []byte // first row (inclusive), nil = region edge
+	stop       []byte // last bound (exclusive), nil = region edge
+	floor      []byte // reversed with include_stop_row: lowest row (inclusive)
+	filter     store.Filter
+	rs         readSpec
+	maxSize    uint64
+	remaining  int // limit_of_rows left; -1 = none
+	last       []byte
+	started    bool
+	lastUsed   time.Time
+
+	metaRows [][]wire.Cell // meta scanners: the rows, computed at open
+}
+
+// doneFilter remembers whether the wrapped filter ended the scan.
+type doneFilter struct {
+	f    store.Filter
+	done bool
+}
+
+func (d *doneFilter) Decide(row []byte, rev bool) (bool, bool) {
+	keep, done := d.f.Decide(row, rev)
+	if done {
+		d.done = true
+	}
+	return keep, done
+}
+
+// parseFilter supports RowFilter with a BinaryComparator and PrefixFilter.
+func parseFilter(f *pb.Filter) (store.Filter, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch f.GetName() {
+	case rowFilterClass:
+		rf := &pb.RowFilter{}
+		if err := proto.Unmarshal(f.GetSerializedFilter(), rf); err != nil {
+			return nil, excf(wire.ExcDoNotRetryIO, "bad RowFilter: %v", err)
+		}
+		op := rf.GetCompareFilter().GetCompareOp()
+		if op > pb.CompareType_GREATER {
+			return nil, excf(wire.ExcDoNotRetryIO, "RowFilter operator %v is not supported", op)
+		}
+		v, err := binaryComparator(rf.GetCompareFilter().GetComparator())
+		if err != nil {
+			return nil, err
+		}
+		return store.RowFilter{Op: store.CompareOp(op), Value: v}, nil
+	case prefixFilterClass:
+		pf := &pb.PrefixFilter{}
+		if err := proto.Unmarshal(f.GetSerializedFilter(), pf); err != nil {
+			return nil, excf(wire.ExcDoNotRetryIO, "bad PrefixFilter: %v", err)
+		}
+		return store.PrefixFilter{Prefix: pf.GetPrefix()}, nil
+	}
+	return nil, excf(wire.ExcDoNotRetryIO, "filter %q is not supported", f.GetName())
+}
+
+func (cn *conn) scan(param []byte) (proto.Message, []byte, error) {
+	c := cn.c
+	req := &pb.ScanRequest{}
+	if err := decode(param, req); err != nil {
+		return nil, nil, err
+	}
+	if req.ScannerId == nil {
+		if req.Scan == nil {
+			return nil, nil, excf(wire.ExcDoNotRetryIO, "ScanRequest without scan or scanner_id")
+		}
+		return cn.openScanner(req)
+	}
+	id := req.GetScannerId()
+	c.mu.Lock()
+	s := c.scanners[id]
+	if s != nil && s.node != cn.node.name {
+		s = nil
+	}
+	c.mu.Unlock()
+	if req.GetCloseScanner() && req.GetNumberOfRows() == 0 {
+		c.dropScanner(id)
+		return &pb.ScanResponse{}, nil, nil
+	}
+	if s == nil {
+		return nil, nil, excf(wire.ExcUnknownScanner, "Unknown scanner '%d'. This can happen due to any of the following reasons: a) Scanner id given is wrong, b) Scanner lease expired because of long wait between consecutive client checkins, c) Server may be closing down, d) RegionServer restart during upgrade.", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.lastUsed) > scannerTTL {
+		c.dropScanner(id)
+		return nil, nil, excf(wire.ExcUnknownScanner, "Unknown scanner '%d': lease expired", id)
+	}
+	s.lastUsed = time.Now()
+	if _, err := cn.region(&pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(s.regionName)}); err != nil {
+		c.dropScanner(id)
+		return nil, nil, err
+	}
+	if req.GetRenew() {
+		return &pb.ScanResponse{ScannerId: proto.Uint64(id), Ttl: proto.Uint32(uint32(scannerTTL.Milliseconds()))}, nil, nil
+	}
+	return cn.serveRows(s, req)
+}
+
+func (c *Cluster) dropScanner(id uint64) {
+	c.mu.Lock()
+	delete(c.scanners, id)
+	c.mu.Unlock()
+}
+
+func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) {
+	c := cn.c
+	t, err := cn.region(req.GetRegion())
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := req.GetScan()
+	if sc.GetBatchSize() > 0 || len(sc.GetCfTimeRange()) > 0 {
+		return nil, nil, excf(wire.ExcDoNotRetryIO, "batch_size and cf_time_range are not supported")
+	}
+	s := &scanner{
+		node:       cn.node.name,
+		regionName: string(req.GetRegion().GetValue()),
+		t:          t,
+		rev:        sc.GetReversed(),
+		maxSize:    sc.GetMaxResultSize(),
+		remaining:  -1,
+		lastUsed:   time.Now(),
+	}
+	if s.maxSize == 0 {
+		s.maxSize = defaultMaxResult
+	}
+	if req.GetLimitOfRows() > 0 {
+		s.remaining = int(req.GetLimitOfRows())
+	}
+	if t.meta {
+		rows, err := c.metaScan(sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.metaRows = rows
+	} else {
+		if s.filter, err = parseFilter(sc.GetFilter()); err != nil {
+			return nil, nil, err
+		}
+		if s.rs, err = c.readSpec(t, sc.GetColumn(), sc.GetTimeRange(), sc.GetMaxVersions(), sc.GetStoreOffset(), sc.GetStoreLimit()); err != nil {
+			return nil, nil, err
+		}
+		stop := sc.GetStopRow()
+		if sc.GetIncludeStopRow() && len(stop) > 0 {
+			if s.rev {
+				// The engine's lower bound is exclusive: cut in the reader.
+				s.floor, stop = stop, nil
+			} else {
+				stop = append(bytes.Clone(stop), 0)
+			}
+		}
+		s.start, s.stop = bounds(t.reg, sc.GetStartRow(), stop, s.rev)
+		// include_start_row = false (§6.5.5's reversed continuation, or
+		// a forward restart after a row): start after it, as after a
+		// row already returned.
+		if start := sc.GetStartRow(); sc.IncludeStartRow != nil && !sc.GetIncludeStartRow() && len(start) > 0 &&
+			(s.rev || bytes.Compare(start, t.reg.Start) >= 0) {
+			s.last, s.started = bytes.Clone(start), true
+		}
+	}
+	c.mu.Lock()
+	c.nextScan++
+	s.id = c.nextScan
+	c.scanners[s.id] = s
+	c.mu.Unlock()
+	if req.NumberOfRows == nil {
+		n := uint32(unlimitedRowsHint)
+		if sc.GetCaching() > 0 {
+			n = sc.GetCaching()
+		}
+		req.NumberOfRows = proto.Uint32(n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cn.serveRows(s, req)
+}
+
+// bounds intersects a scan's rows with a region's [start, end) (§6.5.2,
+// §8.6). Forward: start inclusive, stop exclusive. Reversed: start is the
+// highest row (inclusive; the region end, itself excluded by the reader,
+// when the scan starts at or above it) and stop the exclusive lower bound;
+// rows below the region start are cut by the reader.
+func bounds(r store.Region, start, stop []byte, rev bool) ([]byte, []byte) {
+	if len(start) == 0 {
+		start = nil
+	}
+	if len(stop) == 0 {
+		stop = nil
+	}
+	if !rev {
+		if start == nil || bytes.Compare(start, r.Start) < 0 {
+			start = r.Start
+		}
+		if r.End != nil && (stop == nil || bytes.Compare(stop, r.End) > 0) {
+			stop = r.End
+		}
+		return start, stop
+	}
+	if r.End != nil && (start == nil || bytes.Compare(start, r.End) >= 0) {
+		start = r.End
+	}
+	return start, stop
+}
+
+// serveRows answers one open or next call; the caller holds s.mu.
+func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byte, error) {
+	c := cn.c
+	want := int(req.GetNumberOfRows())
+	if s.remaining >= 0 {
+		want = min(want, s.remaining)
+	}
+	var rows [][]wire.Cell
+	more, whole := true, true
+	var err error
+	if s.metaRows != nil || s.t.meta {
+		n := min(want, len(s.metaRows))
+		rows, s.metaRows = s.metaRows[:n], s.metaRows[n:]
+		more = len(s.metaRows) > 0
+	} else if want > 0 {
+		rows, more, whole, err = c.readRows(s, want)
+		if err != nil {
+			c.dropScanner(s.id)
+			return nil, nil, err
+		}
+	}
+	if s.remaining >= 0 {
+		s.remaining -= len(rows)
+		if s.remaining == 0 {
+			more, whole = false, false
+		}
+	}
+	resp := &pb.ScanResponse{
+		ScannerId:           proto.Uint64(s.id),
+		MoreResults:         proto.Bool(whole),
+		MoreResultsInRegion: proto.Bool(more),
+		Ttl:                 proto.Uint32(uint32(scannerTTL.Milliseconds())),
+	}
+	var out []byte
+	for _, r := range rows {
+		if cn.codec {
+			resp.CellsPerResult = append(resp.CellsPerResult, uint32(len(r)))
+			resp.PartialFlagPerResult = append(resp.PartialFlagPerResult, false)
+			for _, cl := range r {
+				out = wire.AppendCell(out, cl)
+			}
+		} else {
+			resp.Results = append(resp.Results, cn.result(r, nil))
+		}
+	}
+	if !more || req.GetCloseScanner() {
+		c.dropScanner(s.id)
+	}
+	return resp, out, nil
+}
+
+// readRows reads up to want rows (and at most about maxSize bytes) after
+// the scanner's position. more reports rows left in the region; whole is
+// false once a filter ended the scan.
+func (c *Cluster) readRows(s *scanner, want int) (rows [][]wire.Cell, more, whole bool, err error) {
+	sc := store.Scan{Start: s.start, Stop: s.stop, Reversed: s.rev}
+	if s.started {
+		if s.rev {
+			sc.Start = s.last
+		} else {
+			sc.Start = append(bytes.Clone(s.last), 0)
+		}
+	}
+	var df *doneFilter
+	if s.filter != nil {
+		df = &doneFilter{f: s.filter}
+		sc.Filter = df
+	}
+	reg := s.t.reg
+	var size uint64
+	_, err = c.eng.ScanVersions(c.ctx, reg.Table, sc, s.rs.maxVersions, s.rs.minTs, s.rs.maxTs, func(row store.Row) bool {
+		if s.rev {
+			if (reg.End != nil && bytes.Compare(row.Key, reg.End) >= 0) || (s.started && bytes.Compare(row.Key, s.last) >= 0) {
+				return true
+			}
+			if bytes.Compare(row.Key, reg.Start) < 0 || (s.floor != nil && bytes.Compare(row.Key, s.floor) < 0) {
+				return false
+			}
+		}
+		cells := s.rs.cells(row, s.t.family)
+		if len(cells) == 0 {
+			return true
+		}
+		if len(rows) >= want || size >= s.maxSize {
+			more = true
+			return false
+		}
+		rows = append(rows, cells)
+		for _, cl := range cells {
+			size += uint64(len(cl.Row) + len(cl.Family) + len(cl.Qualifier) + len(cl.Value) + 12)
+		}
+		s.last = bytes.Clone(row.Key)
+		s.started = true
+		return true
+	})
+	if err != nil {
+		return nil, false, false, err
+	}
+	whole = df == nil || !df.done || more
+	return rows, more, whole, nil
+}
