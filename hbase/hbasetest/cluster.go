@@ -89,6 +89,8 @@ type Cluster struct {
 	nextScan  uint64
 	closed    bool
 
+	zk *publisher // nil unless PublishZooKeeper was called
+
 	adminMu sync.Mutex // serialises master procedures
 	wg      sync.WaitGroup
 }
@@ -244,7 +246,10 @@ func (c *Cluster) KillServer(server string) error {
 	}
 	c.mu.Unlock()
 	n.kill()
-	return c.reassign()
+	if err := c.reassign(); err != nil {
+		return err
+	}
+	return c.publishMeta()
 }
 
 // kill closes the node's listener and connections and refuses new ones.
@@ -328,8 +333,10 @@ func (c *Cluster) Close() error {
 		return nil
 	}
 	c.closed = true
+	p := c.zk
 	c.mu.Unlock()
 	c.stop()
+	p.close()
 	for _, n := range c.byName {
 		n.kill()
 	}

@@ -1,0 +1,105 @@
+package hbase
+
+import (
+	"fmt"
+
+	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
+)
+
+// Cell is one version of one column. In mutations Row is ignored (the
+// Mutation's is used), an empty Family means the Mutation's, Timestamp <= 0
+// means "server time" and Type 0 means Put; delete type codes
+// (wire.TypeDelete...) make the mutation a Delete.
+type Cell struct {
+	Row, Family, Qualifier, Value []byte
+	Timestamp                     int64
+	Type                          byte
+}
+
+// Result is one row's cells; Found reports whether the row has any.
+type Result struct {
+	Row   []byte
+	Cells []Cell
+}
+
+// Found reports whether the row exists (has visible cells).
+func (r Result) Found() bool { return len(r.Cells) > 0 }
+
+func fromWire(c wire.Cell) Cell {
+	return Cell{Row: c.Row, Family: c.Family, Qualifier: c.Qualifier, Value: c.Value, Timestamp: int64(c.Timestamp), Type: c.Type}
+}
+
+func fromPB(c *pb.Cell) Cell {
+	return Cell{Row: c.GetRow(), Family: c.GetFamily(), Qualifier: c.GetQualifier(), Value: c.GetValue(),
+		Timestamp: int64(c.GetTimestamp()), Type: byte(c.GetCellType())}
+}
+
+// readResult builds a Result from inline cells followed by
+// associated_cell_count cells taken from the front of block (§6.1); it
+// returns the rest of block.
+func readResult(res *pb.Result, block []byte) (Result, []byte, error) {
+	var out Result
+	for _, pc := range res.GetCell() {
+		out.Cells = append(out.Cells, fromPB(pc))
+	}
+	if n := int(res.GetAssociatedCellCount()); n > 0 {
+		cells, rest, err := wire.ReadCells(block, n)
+		if err != nil {
+			return Result{}, nil, &retryableError{fmt.Sprintf("bad cellblock: %v", err)}
+		}
+		block = rest
+		for _, wc := range cells {
+			out.Cells = append(out.Cells, fromWire(wc))
+		}
+	} else if n < 0 {
+		return Result{}, nil, &retryableError{"negative associated_cell_count"}
+	}
+	if len(out.Cells) > 0 {
+		out.Row = out.Cells[0].Row
+	}
+	return out, block, nil
+}
+
+// chunk is one scan result, possibly part of a row.
+type chunk struct {
+	res     Result
+	partial bool
+}
+
+// scanChunks decodes a ScanResponse's results, from cells_per_result and
+// the cellblock when present, else from inline results (§6.5.3), and checks
+// that the cellblock is consumed exactly.
+func scanChunks(resp *pb.ScanResponse, block []byte) ([]chunk, error) {
+	var out []chunk
+	if cpr := resp.GetCellsPerResult(); len(cpr) > 0 {
+		flags := resp.GetPartialFlagPerResult()
+		for i, n := range cpr {
+			cells, rest, err := wire.ReadCells(block, int(n))
+			if err != nil {
+				return nil, &retryableError{fmt.Sprintf("bad scan cellblock: %v", err)}
+			}
+			block = rest
+			var r Result
+			for _, wc := range cells {
+				r.Cells = append(r.Cells, fromWire(wc))
+			}
+			if len(r.Cells) > 0 {
+				r.Row = r.Cells[0].Row
+			}
+			out = append(out, chunk{res: r, partial: i < len(flags) && flags[i]})
+		}
+	}
+	for _, pr := range resp.GetResults() {
+		r, rest, err := readResult(pr, block)
+		if err != nil {
+			return nil, err
+		}
+		block = rest
+		out = append(out, chunk{res: r, partial: pr.GetPartial()})
+	}
+	if len(block) != 0 {
+		return nil, &retryableError{fmt.Sprintf("%d unread cellblock bytes in scan response", len(block))}
+	}
+	return out, nil
+}

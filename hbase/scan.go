@@ -1,0 +1,392 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
+)
+
+// CompareOp is a filter comparison: RowFilter{Less, v} keeps rows < v.
+type CompareOp int32
+
+// Comparison operators, numbered as HBase's CompareType.
+const (
+	Less           CompareOp = CompareOp(pb.CompareType_LESS)
+	LessOrEqual    CompareOp = CompareOp(pb.CompareType_LESS_OR_EQUAL)
+	Equal          CompareOp = CompareOp(pb.CompareType_EQUAL)
+	NotEqual       CompareOp = CompareOp(pb.CompareType_NOT_EQUAL)
+	GreaterOrEqual CompareOp = CompareOp(pb.CompareType_GREATER_OR_EQUAL)
+	Greater        CompareOp = CompareOp(pb.CompareType_GREATER)
+)
+
+// Filter is a server-side scan filter.
+type Filter interface{ isFilter() }
+
+// RowFilter keeps rows whose key compares to Value by Op (BinaryComparator).
+type RowFilter struct {
+	Op    CompareOp
+	Value []byte
+}
+
+// PrefixFilter keeps rows whose key starts with Prefix.
+type PrefixFilter struct{ Prefix []byte }
+
+func (RowFilter) isFilter()    {}
+func (PrefixFilter) isFilter() {}
+
+const filterPkg = "org.apache.hadoop.hbase.filter."
+
+func encodeFilter(f Filter) (*pb.Filter, error) {
+	var name string
+	var msg proto.Message
+	switch f := f.(type) {
+	case nil:
+		return nil, nil
+	case RowFilter:
+		cmp, err := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: f.Value}})
+		if err != nil {
+			return nil, err
+		}
+		name = "RowFilter"
+		msg = &pb.RowFilter{CompareFilter: &pb.CompareFilter{
+			CompareOp:  pb.CompareType(f.Op).Enum(),
+			Comparator: &pb.Comparator{Name: proto.String(binaryComparator), SerializedComparator: cmp},
+		}}
+	case PrefixFilter:
+		name = "PrefixFilter"
+		msg = &pb.PrefixFilter{Prefix: nonNil(f.Prefix)}
+	default:
+		return nil, errors.New("hbase: unsupported filter")
+	}
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.Filter{Name: proto.String(filterPkg + name), SerializedFilter: b}, nil
+}
+
+// Scan describes a range scan. Forward scans cover [Start, Stop); reversed
+// ones go from Start (inclusive, empty = end of table) down to Stop
+// (exclusive). Limit > 0 caps the rows delivered; Caching is the rows asked
+// per RPC (default 1000); Family restricts the columns.
+type Scan struct {
+	Start, Stop []byte
+	Reversed    bool
+	Limit       int
+	Family      string
+	Filter      Filter
+	Caching     int
+}
+
+// ScanStats describes one Scan call.
+type ScanStats struct {
+	Rows    int // rows delivered
+	RPCs    int // Scan RPCs sent (open, next, close, renew)
+	Regions int // region scanners opened
+	Reopens int // scanners re-opened after a failure
+}
+
+const scanMaxResultSize = 2 << 20
+
+// scanPos is where a (re)opened scanner starts (inclusive).
+type scanPos struct {
+	key       []byte
+	locateKey []byte // key whose region to open at
+	before    []byte // reversed hop: the region must end exactly here
+}
+
+// Scan calls each with every row of the scan in order until each returns
+// false, the limit is reached or the range is exhausted. It hops regions
+// per §6.5.5 and survives splits, moves and server loss by re-opening
+// after the last delivered row (§6.5.6); partial rows are coalesced.
+func (c *Client) Scan(ctx context.Context, table string, sc Scan, each func(Result) bool) (ScanStats, error) {
+	var st ScanStats
+	filter, err := encodeFilter(sc.Filter)
+	if err != nil {
+		return st, err
+	}
+	caching := sc.Caching
+	if caching <= 0 {
+		caching = 1000
+	}
+	pos := scanPos{key: nonNil(sc.Start), locateKey: sc.Start}
+	if sc.Reversed && len(sc.Start) == 0 {
+		pos.locateKey = lastKey
+	}
+	var lastRow []byte // last delivered row
+	rt := retrier{c: c}
+	rowsAtErr := 0
+
+	// resume computes the position after the last delivered row.
+	resume := func(p scanPos) scanPos {
+		if lastRow == nil {
+			return p
+		}
+		if sc.Reversed {
+			// Restart at lastRow itself (include_start_row=false is not
+			// universally supported); deliver drops it as already seen.
+			return scanPos{key: lastRow, locateKey: lastRow}
+		}
+		k := append(append([]byte{}, lastRow...), 0)
+		return scanPos{key: k, locateKey: k}
+	}
+	// deliver hands one complete row over; it reports whether to go on.
+	deliver := func(r Result) bool {
+		if lastRow != nil {
+			cmp := bytes.Compare(r.Row, lastRow)
+			if (!sc.Reversed && cmp <= 0) || (sc.Reversed && cmp >= 0) {
+				return true // already delivered (server ignored include_start_row)
+			}
+		}
+		lastRow = append([]byte{}, r.Row...)
+		st.Rows++
+		if !each(r) {
+			return false
+		}
+		return sc.Limit <= 0 || st.Rows < sc.Limit
+	}
+
+	for {
+		r, err := c.locate(ctx, table, pos.locateKey)
+		if err == nil && pos.before != nil && !bytes.Equal(r.end, pos.before) {
+			r, err = c.predecessor(ctx, table, pos.before)
+		}
+		if err != nil {
+			return st, err
+		}
+		done, next, err := c.scanRegion(ctx, r, sc, filter, caching, pos, &st, deliver)
+		if err != nil {
+			// A lost scanner is re-opened like a moved region (§6.5.6).
+			var he *Error
+			if errors.As(err, &he) && (he.Class == wire.ExcUnknownScanner || he.Class == wire.ExcScannerReset) {
+				err = &Error{Class: he.Class, Message: he.Message, Group: wire.Relocate}
+			}
+			if st.Rows > rowsAtErr {
+				rt.attempt = 0 // progress since the last failure
+			}
+			rowsAtErr = st.Rows
+			if herr := rt.handle(ctx, err, r, r.addr, wire.ServiceClient); herr != nil {
+				return st, herr
+			}
+			st.Reopens++
+			pos = resume(pos)
+			if lastRow != nil {
+				pos.before = nil
+			}
+			continue
+		}
+		rt.attempt = 0
+		if done {
+			return st, nil
+		}
+		pos = next
+	}
+}
+
+// scanRegion scans one region from pos. It returns done when the scan is
+// over, or the position to continue at in the next region.
+func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.Filter, caching int, pos scanPos,
+	st *ScanStats, deliver func(Result) bool) (done bool, next scanPos, err error) {
+	s := &pb.Scan{
+		Column:        nil,
+		StartRow:      pos.key,
+		StopRow:       nonNil(sc.Stop),
+		TimeRange:     &pb.TimeRange{},
+		MaxResultSize: proto.Uint64(scanMaxResultSize),
+		Filter:        filter,
+	}
+	if sc.Family != "" {
+		s.Column = []*pb.Column{{Family: []byte(sc.Family)}}
+	}
+	if sc.Reversed {
+		s.Reversed = proto.Bool(true)
+	}
+	rows := func() uint32 {
+		n := caching
+		if sc.Limit > 0 && sc.Limit-st.Rows < n {
+			n = sc.Limit - st.Rows
+		}
+		return uint32(n)
+	}
+	req := &pb.ScanRequest{
+		Region:                  regionSpec(r.name),
+		Scan:                    s,
+		NumberOfRows:            proto.Uint32(rows()),
+		ClientHandlesPartials:   proto.Bool(true),
+		ClientHandlesHeartbeats: proto.Bool(true),
+	}
+	st.Regions++
+	var pend *Result
+	var scannerID *uint64
+	closeScanner := func() {
+		if scannerID == nil {
+			return
+		}
+		st.RPCs++
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		var resp pb.ScanResponse
+		_, _ = c.rpc(cctx, r.addr, wire.ServiceClient, "Scan", &pb.ScanRequest{
+			Region: regionSpec(r.name), ScannerId: scannerID, CloseScanner: proto.Bool(true), NumberOfRows: proto.Uint32(0),
+		}, nil, &resp)
+	}
+	for {
+		st.RPCs++
+		var resp pb.ScanResponse
+		cells, err := c.rpc(ctx, r.addr, wire.ServiceClient, "Scan", req, nil, &resp)
+		if err == nil && resp.GetMoreResultsInRegion() && resp.ScannerId == nil {
+			err = &retryableError{"scan: more results in region without scanner id"}
+		}
+		var chunks []chunk
+		if err == nil {
+			chunks, err = scanChunks(&resp, cells)
+		}
+		if err != nil {
+			// A server exception or a broken connection means the scanner
+			// is gone already; only a response we could not use leaves it
+			// open on the server.
+			var re *retryableError
+			if scannerID != nil && ctx.Err() == nil && errors.As(err, &re) {
+				closeScanner()
+			}
+			return false, scanPos{}, err
+		}
+		scannerID = nil
+		if resp.GetMoreResultsInRegion() {
+			scannerID = proto.Uint64(resp.GetScannerId())
+		}
+		stopKA := c.keepAlive(r, scannerID, resp.GetTtl())
+		stop := false
+		for _, ch := range chunks {
+			if pend != nil && !bytes.Equal(pend.Row, ch.res.Row) {
+				// A chunk of another row ends the pending one (§6.5.4).
+				if !deliver(*pend) {
+					stop = true
+					break
+				}
+				pend = nil
+			}
+			if pend != nil {
+				pend.Cells = append(pend.Cells, ch.res.Cells...)
+			} else if len(ch.res.Cells) > 0 {
+				res := ch.res
+				pend = &res
+			}
+			if !ch.partial && pend != nil {
+				if !deliver(*pend) {
+					stop = true
+					break
+				}
+				pend = nil
+			}
+		}
+		if !stop && scannerID == nil && pend != nil {
+			stop = !deliver(*pend)
+			pend = nil
+		}
+		stopKA()
+		if stop {
+			closeScanner()
+			return true, scanPos{}, nil
+		}
+		if scannerID != nil {
+			req = &pb.ScanRequest{
+				Region:                  regionSpec(r.name),
+				ScannerId:               scannerID,
+				NumberOfRows:            proto.Uint32(rows()),
+				ClientHandlesPartials:   proto.Bool(true),
+				ClientHandlesHeartbeats: proto.Bool(true),
+			}
+			continue
+		}
+		// Region exhausted: hop (§6.5.5).
+		if resp.MoreResults != nil && !resp.GetMoreResults() {
+			return true, scanPos{}, nil
+		}
+		if !sc.Reversed {
+			if len(r.end) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.end) <= 0) {
+				return true, scanPos{}, nil
+			}
+			return false, scanPos{key: r.end, locateKey: r.end}, nil
+		}
+		if len(r.start) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.start) >= 0) {
+			return true, scanPos{}, nil
+		}
+		// Continue in the preceding region from r.start: that region never
+		// holds r.start itself, and a reversed start at or above a region's
+		// end means "from its last row" (§8.6).
+		return false, scanPos{key: r.start, locateKey: keyBefore(r.start), before: r.start}, nil
+	}
+}
+
+// keyBefore is a key just below k, used only to locate the preceding
+// region: drop a trailing 0x00, else decrement the last byte and append
+// eight 0xFF (§6.5.5). Where this approximation falls short (a region
+// starting between it and k), Scan finds the exact predecessor in meta.
+func keyBefore(k []byte) []byte {
+	if k[len(k)-1] == 0 {
+		return append([]byte{}, k[:len(k)-1]...)
+	}
+	out := append([]byte{}, k...)
+	out[len(out)-1]--
+	return append(out, bytes.Repeat([]byte{0xff}, 8)...)
+}
+
+// keepAlive renews the scanner's lease while rows are being delivered, so
+// a slow consumer does not lose the scanner; the returned func stops it.
+func (c *Client) keepAlive(r *region, id *uint64, ttlMS uint32) func() {
+	if id == nil {
+		return func() {}
+	}
+	ttl := time.Duration(ttlMS) * time.Millisecond
+	if ttl <= 0 {
+		ttl = 60 * time.Second
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(ttl / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), ttl/2)
+				var resp pb.ScanResponse
+				_, _ = c.rpc(ctx, r.addr, wire.ServiceClient, "Scan", &pb.ScanRequest{
+					Region: regionSpec(r.name), ScannerId: id, Renew: proto.Bool(true),
+					NumberOfRows: proto.Uint32(1<<31 - 1),
+				}, nil, &resp)
+				cancel()
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-finished
+	}
+}
+
+// predecessor finds, by a forward meta scan, the region of table that ends
+// exactly at end.
+func (c *Client) predecessor(ctx context.Context, table string, end []byte) (*region, error) {
+	regs, err := c.Regions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	for _, ri := range regs {
+		if bytes.Equal(ri.End, end) {
+			return &region{table: ri.Table, name: ri.Name, start: ri.Start, end: ri.End, id: ri.ID, addr: ri.Server}, nil
+		}
+	}
+	return nil, &retryableError{fmt.Sprintf("no region of %s ends at %q", table, end)}
+}
