@@ -6,42 +6,68 @@
 package backend
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"commentbench/hbase"
 	"commentbench/store"
 	"commentbench/store/embedded"
+	hbasestore "commentbench/store/hbase"
 )
 
-// Names lists the --backend values this build accepts.
-var Names = []string{"embedded"}
+// Names lists the --backend values.
+var Names = []string{"embedded", "hbase"}
 
 // Flags are the backend flags of a command.
 type Flags struct {
-	Backend      string
+	Backend string
+
+	// embedded
 	DataDir      string
 	Servers      int
 	SplitInitial int64
 	SplitMax     int64
 	NoSplits     bool
+
+	// hbase
+	ZooKeeper   string
+	ZKRoot      string
+	Bootstrap   string
+	DialTimeout time.Duration
+	CallTimeout time.Duration
+	Prefix      string
+	ReuseTables bool
+	DropTables  bool
 }
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Backend, "backend", "embedded", "storage backend: "+fmt.Sprint(Names))
+	fs.StringVar(&f.Backend, "backend", "embedded", "storage backend: "+strings.Join(Names, ", "))
 	fs.StringVar(&f.DataDir, "data-dir", "", "embedded: data directory (empty: in memory, gone at exit)")
 	fs.IntVar(&f.Servers, "servers", 3, "embedded: simulated region servers")
 	fs.Int64Var(&f.SplitInitial, "split-initial", 1<<20, "embedded: bytes at which a table's only region on a server splits")
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
+	fs.StringVar(&f.ZooKeeper, "hbase-zk", "", "hbase: ZooKeeper quorum host:port,...")
+	fs.StringVar(&f.ZKRoot, "hbase-zk-root", "/hbase", "hbase: HBase's root znode")
+	fs.StringVar(&f.Bootstrap, "hbase-bootstrap", "", "hbase: RPC registry bootstrap servers host:port,... (HBase 2.5+; instead of or besides --hbase-zk)")
+	fs.DurationVar(&f.DialTimeout, "hbase-timeout", 10*time.Second, "hbase: time to reach the cluster before giving up")
+	fs.DurationVar(&f.CallTimeout, "hbase-call-timeout", 30*time.Second, "hbase: deadline of one RPC")
+	fs.StringVar(&f.Prefix, "table-prefix", "cb_", "hbase: prefix of the tables the harness creates")
+	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase: write into existing tables the harness did not create")
+	fs.BoolVar(&f.DropTables, "drop-tables", false, "drop the harness's own tables first (never another's)")
 }
 
 // Validate rejects bad values before anything is opened or written.
 func (f *Flags) Validate() error {
 	if !slices.Contains(Names, f.Backend) {
-		return fmt.Errorf("--backend %q: want one of %v", f.Backend, Names)
+		return fmt.Errorf("--backend %q: want one of %s", f.Backend, strings.Join(Names, ", "))
 	}
 	if f.Servers < 1 || f.Servers > 1000 {
 		return fmt.Errorf("--servers %d: want 1..1000", f.Servers)
@@ -52,7 +78,34 @@ func (f *Flags) Validate() error {
 	if f.SplitMax < f.SplitInitial {
 		return fmt.Errorf("--split-max %d: want at least --split-initial (%d)", f.SplitMax, f.SplitInitial)
 	}
+	if f.Backend != "hbase" {
+		return nil
+	}
+	if f.ZooKeeper == "" && f.Bootstrap == "" {
+		return errors.New("--backend hbase: give --hbase-zk or --hbase-bootstrap")
+	}
+	for _, a := range append(hosts(f.ZooKeeper), hosts(f.Bootstrap)...) {
+		if i := strings.LastIndexByte(a, ':'); i <= 0 || i == len(a)-1 {
+			return fmt.Errorf("address %q: want host:port", a)
+		}
+	}
+	if f.DialTimeout <= 0 || f.CallTimeout <= 0 {
+		return errors.New("--hbase-timeout and --hbase-call-timeout must be above 0")
+	}
+	if f.Prefix == "" {
+		return errors.New("--table-prefix: empty; the harness never works on unprefixed tables")
+	}
 	return nil
+}
+
+func hosts(list string) []string {
+	var out []string
+	for _, h := range strings.Split(list, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Mode is how a command uses the data it opens.
@@ -72,6 +125,9 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	if f.Backend == "hbase" {
+		return f.openHBase()
+	}
 	if mode != Create && f.DataDir == "" {
 		return nil, fmt.Errorf("--data-dir is required: there is nothing to read in memory")
 	}
@@ -88,4 +144,51 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		return nil, fmt.Errorf("open embedded store: %w", err)
 	}
 	return e, nil
+}
+
+func (f *Flags) openHBase() (store.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), f.DialTimeout+time.Second)
+	defer cancel()
+	s, err := hbasestore.Open(ctx, hbasestore.Options{Prefix: f.Prefix, ReuseTables: f.ReuseTables,
+		Client: hbase.Options{ZooKeeper: hosts(f.ZooKeeper), ZKRoot: f.ZKRoot, Bootstrap: hosts(f.Bootstrap),
+			DialTimeout: f.DialTimeout, CallTimeout: f.CallTimeout}})
+	if err != nil {
+		return nil, fmt.Errorf("open hbase (zk %q, bootstrap %q): %w", f.ZooKeeper, f.Bootstrap, err)
+	}
+	return s, nil
+}
+
+// DropOwn drops the tables the harness created, if asked to, and returns
+// what it dropped. Tables another owner made are listed apart, untouched.
+func (f *Flags) DropOwn(ctx context.Context, st store.Store) (dropped, kept []string, err error) {
+	if !f.DropTables {
+		return nil, nil, nil
+	}
+	tables, err := st.ListTables(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range tables {
+		err := st.DropTable(ctx, t.Name)
+		switch {
+		case errors.Is(err, hbasestore.ErrForeignTable):
+			kept = append(kept, t.Name)
+		case err != nil:
+			return dropped, kept, fmt.Errorf("--drop-tables: %w", err)
+		default:
+			dropped = append(dropped, t.Name)
+		}
+	}
+	return dropped, kept, nil
+}
+
+// Describe names where the data is, for messages.
+func (f *Flags) Describe() string {
+	if f.Backend == "hbase" {
+		return fmt.Sprintf("hbase tables %s* (zk %q, bootstrap %q)", f.Prefix, f.ZooKeeper, f.Bootstrap)
+	}
+	if f.DataDir == "" {
+		return "embedded store in memory"
+	}
+	return "embedded store in " + f.DataDir
 }

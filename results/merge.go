@@ -12,15 +12,15 @@ import (
 // Merge combines several runs' summaries exactly: histograms are decoded
 // and merged, so merged percentiles equal those of one run that recorded
 // everything. Counts, errors, violations and pacing are summed; Start is
-// the earliest, End the latest, and rates are over that span. Config and
-// Spread come from the first summary; SLOs are dropped, to be evaluated
+// the earliest, End the latest, and rates are over that span. Config,
+// Spread and Backend come from the first summary; SLOs are dropped, to be evaluated
 // again on the merged result. names become Merged.
 func Merge(sums []Summary, names []string) (Summary, error) {
 	if len(sums) == 0 {
 		return Summary{}, fmt.Errorf("results: merge: no summaries")
 	}
 	out := newSummary(sums[0].Start, sums[0].End)
-	out.Config, out.Spread, out.Merged = sums[0].Config, sums[0].Spread, slices.Clone(names)
+	out.Config, out.Spread, out.Backend, out.Merged = sums[0].Config, sums[0].Spread, sums[0].Backend, slices.Clone(names)
 	acc := map[string]*opAcc{}
 	var order []string
 	for i, s := range sums {

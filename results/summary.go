@@ -40,6 +40,9 @@ type Summary struct {
 	Violations map[string]*Violation `json:"violations,omitempty"`
 	Spread     []spread.TableSpread  `json:"spread,omitempty"`
 	SLOs       []SLOResult           `json:"slos,omitempty"`
+	// Backend holds the backend's own counters (the HBase client's RPCs,
+	// retries and meta lookups), opaque here.
+	Backend json.RawMessage `json:"backend,omitempty"`
 }
 
 // OpSummary is one op over the run. Count is successes; Rate is Count per

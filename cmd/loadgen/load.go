@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"commentbench/backend"
 	"commentbench/comments"
+	"commentbench/hbase"
 	"commentbench/keys"
 	"commentbench/progress"
 	"commentbench/results"
@@ -33,6 +35,9 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer st.Close()
+	if err := o.dropTables(ctx, st, stderr); err != nil {
+		return fail(stderr, err)
+	}
 	if err := o.checkLayout(ctx, st); err != nil {
 		return fail(stderr, err)
 	}
@@ -61,10 +66,23 @@ func (o *options) checkLayout(ctx context.Context, st store.Store) error {
 		return err
 	}
 	if found && got != o.sc.Layout {
-		return fmt.Errorf("--layout %s: the data in %s was written with layout %s: %w",
-			o.sc.Layout, o.backend.DataDir, got, comments.ErrLayoutMismatch)
+		return fmt.Errorf("--layout %s: the data in the %s was written with layout %s: %w",
+			o.sc.Layout, o.backend.Describe(), got, comments.ErrLayoutMismatch)
 	}
 	return nil
+}
+
+// dropTables removes the harness's own tables before a fresh run, when
+// asked; another owner's tables stay, and are named.
+func (o *options) dropTables(ctx context.Context, st store.Store, stderr io.Writer) error {
+	dropped, kept, err := o.backend.DropOwn(ctx, st)
+	if len(dropped) > 0 {
+		fmt.Fprintf(stderr, "loadgen: dropped the harness's tables %v\n", dropped)
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(stderr, "loadgen: left %v alone: not created by commentbench\n", kept)
+	}
+	return err
 }
 
 // interrupts turns the first SIGINT or SIGTERM into a cancelled context and
@@ -127,6 +145,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	if err := results.PrintSummary(stdout, sum); err != nil {
 		return 0, err
 	}
+	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
+		fmt.Fprintln(stdout, clientLine(cc.ClientCounters()))
+	}
 	fmt.Fprintf(stdout, "results in %s\n", o.out)
 	return sloExit(sum.SLOs), nil
 }
@@ -143,6 +164,11 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	}
 	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
 	sum.SLOs = results.Evaluate(o.slos, sum)
+	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
+		if sum.Backend, err = json.Marshal(cc.ClientCounters()); err != nil {
+			return sum, err
+		}
+	}
 	return sum, nil
 }
 
@@ -157,6 +183,19 @@ func (o *options) config() any {
 		WorkersTotal int               `json:"workers_total"`
 		SLOs         []string          `json:"slos,omitempty"`
 	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.workerIndex, o.workersTotal, sloTexts(o.slos)}
+}
+
+// clientLine summarizes the HBase client's counters in one line.
+func clientLine(c hbase.Counters) string {
+	var rpcs, retries int64
+	for _, n := range c.RPCs {
+		rpcs += n
+	}
+	for _, n := range c.Retries {
+		retries += n
+	}
+	return fmt.Sprintf("hbase client: %d RPCs %v, %d retries %v, %d meta lookups, %d cache misses",
+		rpcs, c.RPCs, retries, c.Retries, c.MetaLookups, c.CacheMisses)
 }
 
 func sloTexts(slos []results.SLO) []string {

@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"commentbench/check"
+	"commentbench/hbase/hbasetest"
+	"commentbench/results"
+	"commentbench/store/embedded"
+	"commentbench/workload"
+)
+
+// cluster runs an in-process HBase cluster (the test server) for the
+// commands to reach over loopback.
+func cluster(t *testing.T) (*hbasetest.Cluster, *embedded.Engine) {
+	t.Helper()
+	eng, err := embedded.Open(embedded.Options{Servers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close(); eng.Close() })
+	return cl, eng
+}
+
+func hbaseArgs(cl *hbasetest.Cluster, prefix string) []string {
+	return []string{"--backend", "hbase", "--hbase-bootstrap", strings.Join(cl.Bootstrap(), ","), "--table-prefix", prefix}
+}
+
+func verifyJSON(t *testing.T, args ...string) (check.Report, int) {
+	t.Helper()
+	out, errOut, code := run(t, "verify", append(args, "--json")...)
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("verify %v: exit %d, %v\n%s%s", args, code, err, out, errOut)
+	}
+	return rep, code
+}
+
+// The ci preset through the client and the test server: zero
+// inconsistencies on unique, the collisions on seed, and the same
+// operations as the embedded backend with the same seed (one worker, so
+// each run's sequence is the seed's alone).
+func TestHBaseBackendCI(t *testing.T) {
+	cl, _ := cluster(t)
+	for _, layout := range []string{"unique", "seed"} {
+		dir := t.TempDir()
+		prefix := "cb_" + layout + "_"
+		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--workers", "1", "--layout", layout,
+			"--quiet", "--out", filepath.Join(dir, "hb"))
+		out, errOut, code := run(t, "loadgen", args...)
+		if code != 0 {
+			t.Fatalf("loadgen %s on hbase: exit %d\n%s%s", layout, code, out, errOut)
+		}
+		if !strings.Contains(out, "hbase client:") {
+			t.Errorf("no client counters in the summary:\n%s", out)
+		}
+		hb, err := results.ReadSummary(filepath.Join(dir, "hb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := loadgenCI(t, dir, layout, "--workers", "1")
+		for _, op := range workload.OpNames {
+			if opCount(hb, op) != opCount(emb, op) {
+				t.Errorf("%s %s: %d on hbase, %d embedded", layout, op, opCount(hb, op), opCount(emb, op))
+			}
+		}
+		rep, code := verifyJSON(t, append(hbaseArgs(cl, prefix), "--run", filepath.Join(dir, "hb"))...)
+		written := opCount(hb, "comment-write") + opCount(hb, "burst-write") + opCount(hb, "multi-order-write")
+		if rep.References.Comments != written || rep.Run.Lost.Count != 0 {
+			t.Errorf("%s: verify saw %d comments, lost %d; loadgen wrote %d", layout, rep.References.Comments, rep.Run.Lost.Count, written)
+		}
+		switch layout {
+		case "unique":
+			if code != 0 || !rep.Consistent {
+				t.Errorf("unique on hbase: exit %d, %s", code, rep.Verdict)
+			}
+		case "seed":
+			if code != 1 || rep.Indexes[1].Collided.Count == 0 {
+				t.Errorf("seed on hbase: exit %d, product-comment collided %d; want the seed's collisions", code, rep.Indexes[1].Collided.Count)
+			}
+		}
+	}
+}
+
+// Regions split and a region server dies while loadgen runs: it carries on,
+// and verify finds every acknowledged comment; unknown outcomes are
+// reported apart.
+func TestHBaseSplitAndKillDuringLoad(t *testing.T) {
+	cl, eng := cluster(t)
+	dir := t.TempDir()
+	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "6s",
+		"--quiet", "--out", filepath.Join(dir, "out"))
+	done := make(chan struct{})
+	var out, errOut string
+	var code int
+	go func() {
+		defer close(done)
+		out, errOut, code = run(t, "loadgen", args...)
+	}()
+	ctx := context.Background()
+	time.Sleep(2 * time.Second)
+	if err := eng.SplitRegion(ctx, "cb_comment", nil); err != nil {
+		t.Errorf("split: %v", err)
+	}
+	if err := eng.SplitRegion(ctx, "cb_product-comment", nil); err != nil {
+		t.Errorf("split: %v", err)
+	}
+	time.Sleep(time.Second)
+	if err := cl.KillServer("rs2"); err != nil {
+		t.Errorf("kill: %v", err)
+	}
+	<-done
+	if code != 0 {
+		t.Fatalf("loadgen through a split and a dead server: exit %d\n%s%s", code, out, errOut)
+	}
+	rep, _ := verifyJSON(t, append(hbaseArgs(cl, "cb_"), "--run", filepath.Join(dir, "out"))...)
+	if rep.Run == nil || rep.Run.Acked == 0 || rep.Run.Lost.Count != 0 {
+		t.Fatalf("run reconciliation %+v; want acknowledged comments and none lost", rep.Run)
+	}
+	t.Logf("acknowledged %d, unknown present %d, absent %d; %s", rep.Run.Acked, rep.Run.UnknownPresent, rep.Run.UnknownAbsent, rep.Verdict)
+}
+
+// An unreachable cluster or a peer that is not HBase is exit 2 within the
+// timeout, never a hang.
+func TestHBaseUnreachable(t *testing.T) {
+	start := time.Now()
+	_, errOut, code := run(t, "loadgen", "--backend", "hbase", "--hbase-bootstrap", "127.0.0.1:1", "--hbase-timeout", "2s",
+		"--preset", "ci", "--quiet", "--out", filepath.Join(t.TempDir(), "out"))
+	if code != 2 || !strings.Contains(errOut, "127.0.0.1:1") || time.Since(start) > 20*time.Second {
+		t.Errorf("unreachable: exit %d after %v, stderr %q; want 2, naming the address", code, time.Since(start), errOut)
+	}
+	_, errOut, code = run(t, "verify", "--backend", "hbase")
+	if code != 2 || !strings.Contains(errOut, "--hbase-zk or --hbase-bootstrap") {
+		t.Errorf("no address: exit %d, %q", code, errOut)
+	}
+}

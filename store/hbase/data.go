@@ -1,0 +1,148 @@
+package hbasestore
+
+import (
+	"context"
+
+	"commentbench/hbase"
+	"commentbench/store"
+)
+
+// Mutate implements store.Store, batched per region and server by the
+// client's Multi.
+func (s *Store) Mutate(ctx context.Context, table string, muts ...store.Mutation) error {
+	fam, err := s.family(ctx, table)
+	if err != nil {
+		return err
+	}
+	hm := make([]hbase.Mutation, len(muts))
+	for i, m := range muts {
+		hm[i] = hbase.Mutation{Row: m.Row, Family: fam, Cells: toCells(m.Cells), DeleteRow: m.DeleteRow}
+	}
+	if err := s.c.Mutate(ctx, s.name(table), hm); err != nil {
+		return s.tableErr("mutate", table, err)
+	}
+	for _, m := range muts {
+		if c := s.attr.at(ctx, s, table, m.Row); c != nil {
+			c.writes.Add(1)
+			c.in.Add(uint64(bytesOf(m.Cells) + len(m.Row)))
+		}
+	}
+	return nil
+}
+
+// CheckAndPut implements store.Store.
+func (s *Store) CheckAndPut(ctx context.Context, table string, row, qualifier, expected []byte, cells ...store.Cell) (bool, error) {
+	fam, err := s.family(ctx, table)
+	if err != nil {
+		return false, err
+	}
+	put := hbase.Mutation{Row: row, Family: fam, Cells: toCells(cells)}
+	ok, err := s.c.CheckAndPut(ctx, s.name(table), row, fam, qualifier, expected, put)
+	if err != nil {
+		return false, s.tableErr("check-and-put", table, err)
+	}
+	if c := s.attr.at(ctx, s, table, row); c != nil {
+		c.writes.Add(1)
+		c.in.Add(uint64(bytesOf(cells) + len(row)))
+	}
+	return ok, nil
+}
+
+// Get implements store.Store.
+func (s *Store) Get(ctx context.Context, table string, row []byte) (store.Row, error) {
+	r, err := s.c.Get(ctx, s.name(table), row, "")
+	if err != nil {
+		return store.Row{}, s.tableErr("get", table, err)
+	}
+	out := fromResult(row, r)
+	s.attr.got(ctx, s, table, out)
+	return out, nil
+}
+
+// BatchGet implements store.Store.
+func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]store.Row, error) {
+	rs, err := s.c.BatchGet(ctx, s.name(table), rows, "")
+	if err != nil {
+		return nil, s.tableErr("get", table, err)
+	}
+	out := make([]store.Row, len(rows))
+	for i := range rows {
+		out[i] = fromResult(rows[i], rs[i])
+		s.attr.got(ctx, s, table, out[i])
+	}
+	return out, nil
+}
+
+// Scan implements store.Store. The server's filter runs in the region
+// server; the client sees only the rows it returns, so RowsScanned counts
+// those (HBase's scan metrics are not part of the protocol here).
+func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	hs := hbase.Scan{Start: sc.Start, Stop: sc.Stop, Reversed: sc.Reversed, Limit: sc.Limit, Filter: toFilter(sc.Filter)}
+	var m store.ScanMetrics
+	visited := map[*counters]bool{}
+	stats, err := s.c.Scan(ctx, s.name(table), hs, func(r hbase.Result) bool {
+		row := fromResult(r.Row, r)
+		m.RowsScanned++
+		if c := s.attr.at(ctx, s, table, r.Row); c != nil {
+			if !visited[c] { // one read request per region the scan visited
+				visited[c] = true
+				c.reads.Add(1)
+			}
+			c.scanned.Add(1)
+			c.out.Add(uint64(rowBytes(row)))
+		}
+		return each(row)
+	})
+	m.Regions = stats.Regions
+	if err != nil {
+		return m, s.tableErr("scan", table, err)
+	}
+	return m, nil
+}
+
+func toCells(cs []store.Cell) []hbase.Cell {
+	out := make([]hbase.Cell, len(cs))
+	for i, c := range cs {
+		out[i] = hbase.Cell{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
+	}
+	return out
+}
+
+func fromResult(key []byte, r hbase.Result) store.Row {
+	row := store.Row{Key: key}
+	for _, c := range r.Cells {
+		row.Cells = append(row.Cells, store.Cell{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp})
+	}
+	return row
+}
+
+func toFilter(f store.Filter) hbase.Filter {
+	switch f := f.(type) {
+	case store.RowFilter:
+		return hbase.RowFilter{Op: compareOps[f.Op], Value: f.Value}
+	case store.PrefixFilter:
+		return hbase.PrefixFilter{Prefix: f.Prefix}
+	}
+	return nil
+}
+
+var compareOps = map[store.CompareOp]hbase.CompareOp{
+	store.Less: hbase.Less, store.LessOrEqual: hbase.LessOrEqual, store.Equal: hbase.Equal,
+	store.NotEqual: hbase.NotEqual, store.GreaterOrEqual: hbase.GreaterOrEqual, store.Greater: hbase.Greater,
+}
+
+func bytesOf(cs []store.Cell) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c.Qualifier) + len(c.Value)
+	}
+	return n
+}
+
+func rowBytes(r store.Row) int {
+	n := 0
+	for _, c := range r.Cells {
+		n += len(r.Key) + len(c.Qualifier) + len(c.Value)
+	}
+	return n
+}
