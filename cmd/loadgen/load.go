@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -175,14 +177,24 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 // config is the resolved run as summary.json records it.
 func (o *options) config() any {
 	return struct {
-		Scenario     workload.Scenario `json:"scenario"`
-		Backend      string            `json:"backend"`
-		DataDir      string            `json:"data_dir,omitempty"`
-		Servers      int               `json:"servers"`
-		WorkerIndex  int               `json:"worker_index"`
-		WorkersTotal int               `json:"workers_total"`
-		SLOs         []string          `json:"slos,omitempty"`
-	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.workerIndex, o.workersTotal, sloTexts(o.slos)}
+		Scenario workload.Scenario `json:"scenario"`
+		Backend  string            `json:"backend"`
+		DataDir  string            `json:"data_dir,omitempty"`
+		Servers  int               `json:"servers,omitempty"`
+		// RegionCounters says where the region spread's figures come from.
+		RegionCounters string   `json:"region_counters"`
+		WorkerIndex    int      `json:"worker_index"`
+		WorkersTotal   int      `json:"workers_total"`
+		SLOs           []string `json:"slos,omitempty"`
+	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.regionCounters(), o.workerIndex, o.workersTotal, sloTexts(o.slos)}
+}
+
+// regionCounters names the source of the per-region figures.
+func (o *options) regionCounters() string {
+	if o.backend.Backend == "hbase" {
+		return "client-side: each request attributed to the region hbase:meta says holds its row"
+	}
+	return "server-side: the embedded engine's per-region counters"
 }
 
 // clientLine summarizes the HBase client's counters in one line.
@@ -194,8 +206,17 @@ func clientLine(c hbase.Counters) string {
 	for _, n := range c.Retries {
 		retries += n
 	}
-	return fmt.Sprintf("hbase client: %d RPCs %v, %d retries %v, %d meta lookups, %d cache misses",
-		rpcs, c.RPCs, retries, c.Retries, c.MetaLookups, c.CacheMisses)
+	return fmt.Sprintf("hbase client: %d RPCs (%s), %d retries (%s), %d meta lookups, %d cache misses",
+		rpcs, counts(c.RPCs), retries, counts(c.Retries), c.MetaLookups, c.CacheMisses)
+}
+
+// counts prints a count map as "a 1, b 2", sorted by name.
+func counts(m map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sloTexts(slos []results.SLO) []string {
