@@ -438,6 +438,16 @@ func TestClusterFailNext(t *testing.T) {
 		t.Fatalf("multi relocate: %v", err)
 	}
 
+	// A server-broken class: the client drops that connection, connects
+	// again and resends.
+	tc.cl.FailNext(1, wire.ExcRegionServerStopped)
+	if r, err := c.Get(ctx, "f", key(4), ""); err != nil || value(r) != "v4" {
+		t.Fatalf("server broken: %+v, %v", r, err)
+	}
+	if n := c.Counters().Retries[wire.ExcRegionServerStopped]; n != 1 {
+		t.Fatalf("retries for RegionServerStopped = %d, want 1", n)
+	}
+
 	tc.cl.FailNext(1, wire.ExcDoNotRetryIO)
 	_, err := c.Get(ctx, "f", key(1), "")
 	var he *Error
