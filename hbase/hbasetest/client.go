@@ -8,6 +8,7 @@ import (
 	"commentbench/hbase/pb"
 	"commentbench/hbase/wire"
 	"commentbench/store"
+	"commentbench/store/embedded"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -326,30 +327,42 @@ func (c *Cluster) apply(t target, m *pb.MutationProto, block []wire.Cell) ([]wir
 			}
 			return nil, c.eng.DeleteRowAt(c.ctx, t.reg.Table, row, ts)
 		}
-		for _, cl := range cells {
-			if string(cl.Family) != t.family {
-				return nil, noSuchFamily(cl.Family, t)
-			}
-			if cl.Type != wire.TypeDeleteFamily {
-				return nil, excf(wire.ExcDoNotRetryIO, "delete of type %d is not supported (only whole rows and families)", cl.Type)
-			}
+		marks, err := deleteMarkers(t, cells)
+		if err != nil {
+			return nil, err
 		}
-		// One family per table: the newest family marker decides.
-		ts := int64(-1)
-		for _, cl := range cells {
-			v := engineTs(cl.Timestamp)
-			if v == 0 {
-				ts = 0
-				break
-			}
-			ts = max(ts, v)
-		}
-		return nil, c.eng.DeleteRowAt(c.ctx, t.reg.Table, row, ts)
+		return nil, c.eng.DeleteCells(c.ctx, t.reg.Table, row, marks...)
 	case pb.MutationProto_INCREMENT, pb.MutationProto_APPEND:
 		return c.readModifyWrite(t, row, m.GetMutateType() == pb.MutationProto_INCREMENT, cells)
 	default:
 		return nil, excf(wire.ExcDoNotRetryIO, "mutation type %v is not supported", m.GetMutateType())
 	}
+}
+
+// deleteMarkers converts a Delete's cells (§8.2; cell types 8, 10, 12 and
+// 14, LATEST as engine timestamp 0) for the engine.
+func deleteMarkers(t target, cells []wire.Cell) ([]embedded.DeleteMarker, error) {
+	marks := make([]embedded.DeleteMarker, len(cells))
+	for i, cl := range cells {
+		if string(cl.Family) != t.family {
+			return nil, noSuchFamily(cl.Family, t)
+		}
+		m := embedded.DeleteMarker{Qualifier: cl.Qualifier, Timestamp: engineTs(cl.Timestamp)}
+		switch cl.Type {
+		case wire.TypeDelete:
+			m.Kind = embedded.DeleteVersion
+		case wire.TypeDeleteColumn:
+			m.Kind = embedded.DeleteColumn
+		case wire.TypeDeleteFamilyVersion:
+			m.Kind = embedded.DeleteFamilyVersion
+		case wire.TypeDeleteFamily:
+			m.Kind = embedded.DeleteFamily
+		default:
+			return nil, excf(wire.ExcDoNotRetryIO, "cell of type %d in a Delete", cl.Type)
+		}
+		marks[i] = m
+	}
+	return marks, nil
 }
 
 // readModifyWrite runs an Increment or Append (§8.3), column by column,

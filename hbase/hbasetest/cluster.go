@@ -74,7 +74,8 @@ type Cluster struct {
 	servers []*node // engine order
 	byName  map[string]*node
 
-	latency atomic.Int64 // ns added before every answer
+	latency   atomic.Int64 // ns added before every answer
+	scanLimit atomic.Int64 // ns a scan call may read for; 0 = defaultScanTimeLimit
 
 	mu        sync.Mutex // guards the fields below
 	metaHost  string     // server hosting hbase:meta,,1

@@ -19,7 +19,28 @@ const (
 	rowFilterClass    = "org.apache.hadoop.hbase.filter.RowFilter"
 	prefixFilterClass = "org.apache.hadoop.hbase.filter.PrefixFilter"
 	unlimitedRowsHint = math.MaxInt32
+	// defaultScanTimeLimit bounds the reading of one scan call (HBase
+	// uses half the client's scanner timeout); see SetScanTimeLimit.
+	defaultScanTimeLimit = time.Second
 )
+
+// SetScanTimeLimit sets how long one scan call may read before it answers
+// with the rows it has (§6.5.2): more_results_in_region set, the scanner
+// kept open at the next row, and heartbeat_message set when the client
+// handles heartbeats (then possibly with no rows). A client that does not
+// handle heartbeats gets at least one row, or the region's end. Every call
+// reads at least one row past its start, so a scan always progresses.
+// d <= 0 restores the default, 1 s.
+func (c *Cluster) SetScanTimeLimit(d time.Duration) {
+	c.scanLimit.Store(int64(max(d, 0)))
+}
+
+func (c *Cluster) scanTimeLimit() time.Duration {
+	if d := time.Duration(c.scanLimit.Load()); d > 0 {
+		return d
+	}
+	return defaultScanTimeLimit
+}
 
 // scanner is an open server-side scanner over one region.
 type scanner struct {
@@ -38,21 +59,39 @@ type scanner struct {
 	remaining  int // limit_of_rows left; -1 = none
 	last       []byte
 	started    bool
+	resume     []byte // where a call cut by the time limit stopped: the next row to read (inclusive); nil = after last
 	lastUsed   time.Time
 
 	metaRows [][]wire.Cell // meta scanners: the rows, computed at open
 }
 
-// doneFilter remembers whether the wrapped filter ended the scan.
-type doneFilter struct {
-	f    store.Filter
-	done bool
+// budgetFilter wraps a scan's filter (nil: keep every row) with the time
+// limit of one call. The engine asks it about every row it finds, so it
+// can cut a call that a filter makes read row after row without handing
+// one out. It remembers whether the wrapped filter ended the scan, and
+// where the time ran out.
+type budgetFilter struct {
+	f        store.Filter
+	done     bool
+	deadline time.Time
+	canStop  func() bool // whether the call may end now
+	seen     int
+	expired  bool
+	at       []byte // the row the time ran out at (not read)
 }
 
-func (d *doneFilter) Decide(row []byte, rev bool) (bool, bool) {
-	keep, done := d.f.Decide(row, rev)
+func (b *budgetFilter) Decide(row []byte, rev bool) (bool, bool) {
+	// The first row of a call is always read, so every call progresses.
+	if b.seen++; b.seen > 1 && b.canStop() && !time.Now().Before(b.deadline) {
+		b.expired, b.at = true, bytes.Clone(row)
+		return false, true
+	}
+	if b.f == nil {
+		return true, false
+	}
+	keep, done := b.f.Decide(row, rev)
 	if done {
-		d.done = true
+		b.done = true
 	}
 	return keep, done
 }
@@ -244,14 +283,14 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 		want = min(want, s.remaining)
 	}
 	var rows [][]wire.Cell
-	more, whole := true, true
+	more, whole, heartbeat := true, true, false
 	var err error
 	if s.metaRows != nil || s.t.meta {
 		n := min(want, len(s.metaRows))
 		rows, s.metaRows = s.metaRows[:n], s.metaRows[n:]
 		more = len(s.metaRows) > 0
 	} else if want > 0 {
-		rows, more, whole, err = c.readRows(s, want)
+		rows, more, whole, heartbeat, err = c.readRows(s, want, req.GetClientHandlesHeartbeats())
 		if err != nil {
 			c.dropScanner(s.id)
 			return nil, nil, err
@@ -268,6 +307,9 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 		MoreResults:         proto.Bool(whole),
 		MoreResultsInRegion: proto.Bool(more),
 		Ttl:                 proto.Uint32(uint32(scannerTTL.Milliseconds())),
+	}
+	if heartbeat {
+		resp.HeartbeatMessage = proto.Bool(true)
 	}
 	var out []byte
 	for _, r := range rows {
@@ -288,22 +330,27 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 }
 
 // readRows reads up to want rows (and at most about maxSize bytes) after
-// the scanner's position. more reports rows left in the region; whole is
-// false once a filter ended the scan.
-func (c *Cluster) readRows(s *scanner, want int) (rows [][]wire.Cell, more, whole bool, err error) {
+// the scanner's position, within the cluster's scan time limit. more
+// reports rows left in the region; whole is false once a filter ended the
+// scan; heartbeat is set when the time limit cut the call and the client
+// handles heartbeats (without them the call goes on until it has a row).
+func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire.Cell, more, whole, heartbeat bool, err error) {
 	sc := store.Scan{Start: s.start, Stop: s.stop, Reversed: s.rev}
-	if s.started {
-		if s.rev {
-			sc.Start = s.last
-		} else {
-			sc.Start = append(bytes.Clone(s.last), 0)
-		}
+	switch {
+	case s.resume != nil:
+		sc.Start = s.resume
+	case s.started && s.rev:
+		sc.Start = s.last
+	case s.started:
+		sc.Start = append(bytes.Clone(s.last), 0)
 	}
-	var df *doneFilter
-	if s.filter != nil {
-		df = &doneFilter{f: s.filter}
-		sc.Filter = df
+	s.resume = nil
+	bf := &budgetFilter{
+		f:        s.filter,
+		deadline: time.Now().Add(c.scanTimeLimit()),
+		canStop:  func() bool { return heartbeats || len(rows) > 0 },
 	}
+	sc.Filter = bf
 	reg := s.t.reg
 	var size uint64
 	_, err = c.eng.ScanVersions(c.ctx, reg.Table, sc, s.rs.maxVersions, s.rs.minTs, s.rs.maxTs, func(row store.Row) bool {
@@ -332,8 +379,12 @@ func (c *Cluster) readRows(s *scanner, want int) (rows [][]wire.Cell, more, whol
 		return true
 	})
 	if err != nil {
-		return nil, false, false, err
+		return nil, false, false, false, err
 	}
-	whole = df == nil || !df.done || more
-	return rows, more, whole, nil
+	if bf.expired {
+		s.resume = bf.at
+		return rows, true, true, heartbeats, nil
+	}
+	whole = !bf.done || more
+	return rows, more, whole, false, nil
 }

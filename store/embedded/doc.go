@@ -2,7 +2,8 @@
 // on one Pebble database.
 //
 // It owns: the on-disk layout (keys.go), HBase's cell model (versions by
-// timestamp, DeleteFamily markers), tables with never-reused ids, regions as
+// timestamp; DeleteFamily, DeleteFamilyVersion, DeleteColumn and Delete
+// markers, see versions.go), tables with never-reused ids, regions as
 // logical key ranges with hbase:meta-like records (meta.go, regions.go),
 // automatic splits by HBase 2.x's SteppingSplitPolicy and a region-count
 // balancer over simulated region servers (split.go), per-region request
@@ -22,6 +23,7 @@
 //
 // Versions: a put at an existing (row, qualifier, timestamp) replaces the
 // value; a put with a new timestamp adds a version. Older versions stay on
-// disk (there is no compaction of versions) and reads skip them; a row
-// delete removes what it hides physically and leaves its marker.
+// disk (there is no compaction of versions) and reads skip them; a delete
+// removes what it hides physically and leaves its marker, which masks later
+// puts it covers, as HBase's markers do until a major compaction.
 package embedded

@@ -17,6 +17,8 @@ import (
 //	table record:   0x02 tableName                  one per table (id, family)
 //	region record:  0x03 tableID(8) startKey        one per region: our hbase:meta
 //	data:           0x10 tableID(8) row* fam kind [qualifier*] ^ts(8)
+//	family version: 0x10 tableID(8) row* fam 0x00 0x01 ^ts(8)
+//	column marker:  0x10 tableID(8) row* fam 0x00 0x02 qualifier* type ^ts(8)
 //
 // (* = escaped and terminated, see appendEscaped.) tableID is big-endian so
 // that a table's data is one contiguous range and the next id bounds it.
@@ -31,6 +33,14 @@ const (
 	spaceData   byte = 0x10
 )
 
+// The last two layouts (DeleteFamilyVersion and the column delete markers)
+// came later and live under kind 0x00 without disturbing the first: a
+// DeleteFamily key's byte after its kind is the first byte of ^ts, which is
+// >= 0x80 for every ts >= 0, so a byte below 0x80 there names a newer marker.
+// Those sort before every DeleteFamily marker and every cell of the family,
+// so a forward reader still meets all markers of a family before its cells,
+// and data written before they existed reads the same.
+
 // Kinds of data entry, in the order a row stores them.
 const (
 	// kindDeleteFamily is HBase's DeleteFamily marker: it hides every cell
@@ -38,6 +48,34 @@ const (
 	kindDeleteFamily byte = 0x00
 	// kindPut is a cell; its key carries the qualifier, its value the value.
 	kindPut byte = 0x01
+)
+
+// Sub-kinds of kind 0x00 (the byte after the kind; < 0x80, see above).
+const (
+	// subFamilyVersion is HBase's DeleteFamilyVersion: it hides every cell
+	// of its family with ts == the marker's ts.
+	subFamilyVersion byte = 0x01
+	// subColumn is a marker on one qualifier; the byte after the qualifier
+	// says which (colDeleteAll, colDeleteOne).
+	subColumn byte = 0x02
+)
+
+// Column marker types, in the order a qualifier stores them.
+const (
+	// colDeleteAll is HBase's DeleteColumn: it hides the qualifier's cells
+	// with ts <= the marker's ts.
+	colDeleteAll byte = 0x01
+	// colDeleteOne is HBase's Delete: it hides the qualifier's cell with
+	// ts == the marker's ts.
+	colDeleteOne byte = 0x02
+)
+
+// Kinds of a parsed entry (entry.kind): the on-disk kinds, plus the markers
+// stored under kind 0x00 with a sub-kind.
+const (
+	entryFamilyVersion byte = 0x80 + iota
+	entryDeleteColumn
+	entryDeleteVersion
 )
 
 // familyIndex is the family byte of every cell. A table has one family today;
@@ -180,6 +218,38 @@ func appendMarkerKey(dst []byte, tableID uint64, row []byte, ts int64) []byte {
 	return appendTs(dst, ts)
 }
 
+// appendFamilyVersionKey appends the key of row's DeleteFamilyVersion
+// marker at ts.
+func appendFamilyVersionKey(dst []byte, tableID uint64, row []byte, ts int64) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst = append(dst, familyIndex, kindDeleteFamily, subFamilyVersion)
+	return appendTs(dst, ts)
+}
+
+// appendColumnPrefix appends the part every column marker of (row,
+// qualifier) starts with.
+func appendColumnPrefix(dst []byte, tableID uint64, row, qualifier []byte) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst = append(dst, familyIndex, kindDeleteFamily, subColumn)
+	return appendEscaped(dst, qualifier)
+}
+
+// appendColumnMarkerKey appends the key of a column marker of type typ
+// (colDeleteAll, colDeleteOne) on (row, qualifier) at ts.
+func appendColumnMarkerKey(dst []byte, tableID uint64, row, qualifier []byte, typ byte, ts int64) []byte {
+	dst = appendColumnPrefix(dst, tableID, row, qualifier)
+	dst = append(dst, typ)
+	return appendTs(dst, ts)
+}
+
+// appendQualifierPrefix appends the part every cell key of (row,
+// qualifier) starts with.
+func appendQualifierPrefix(dst []byte, tableID uint64, row, qualifier []byte) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst = append(dst, familyIndex, kindPut)
+	return appendEscaped(dst, qualifier)
+}
+
 // rowPrefixLen returns the length of the table-and-row part of data key k.
 func rowPrefixLen(k []byte) (int, error) {
 	if len(k) < tablePrefixLen || k[0] != spaceData {
@@ -195,8 +265,8 @@ func rowPrefixLen(k []byte) (int, error) {
 // entry is a data key taken apart (the slices alias the key).
 type entry struct {
 	family    byte
-	kind      byte
-	qualifier []byte // escaped, terminator included; nil for markers
+	kind      byte   // kindDeleteFamily, kindPut or an entry* kind
+	qualifier []byte // escaped, terminator included; nil for family markers
 	ts        int64
 }
 
@@ -208,8 +278,37 @@ func parseEntry(rest []byte) (entry, error) {
 	e := entry{family: rest[0], kind: rest[1], ts: keyTs(rest)}
 	switch e.kind {
 	case kindDeleteFamily:
-		if len(rest) != 2+tsLen {
-			return entry{}, fmt.Errorf("%w: marker %q", errCorruptKey, rest)
+		if rest[2] >= 0x80 { // the first byte of ^ts: a DeleteFamily marker
+			if len(rest) != 2+tsLen {
+				return entry{}, fmt.Errorf("%w: marker %q", errCorruptKey, rest)
+			}
+			break
+		}
+		switch rest[2] {
+		case subFamilyVersion:
+			if len(rest) != 3+tsLen {
+				return entry{}, fmt.Errorf("%w: family version marker %q", errCorruptKey, rest)
+			}
+			e.kind = entryFamilyVersion
+		case subColumn:
+			if len(rest) < 3+termSize+1+tsLen {
+				return entry{}, fmt.Errorf("%w: column marker %q", errCorruptKey, rest)
+			}
+			q := rest[3 : len(rest)-tsLen-1]
+			if escapedLen(q) != len(q) {
+				return entry{}, fmt.Errorf("%w: column marker %q", errCorruptKey, rest)
+			}
+			e.qualifier = q
+			switch rest[len(rest)-tsLen-1] {
+			case colDeleteAll:
+				e.kind = entryDeleteColumn
+			case colDeleteOne:
+				e.kind = entryDeleteVersion
+			default:
+				return entry{}, fmt.Errorf("%w: column marker type %q", errCorruptKey, rest)
+			}
+		default:
+			return entry{}, fmt.Errorf("%w: marker kind %q", errCorruptKey, rest)
 		}
 	case kindPut:
 		q := rest[2 : len(rest)-tsLen]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"commentbench/store"
 
@@ -14,9 +15,10 @@ import (
 
 // Read path.
 //
-// Every read walks Pebble keys in a row's order: delete-family markers, then
-// for each qualifier its versions newest first (see keys.go). A version is
-// visible when it is newer than the newest marker and inside the read's time
+// Every read walks Pebble keys in a row's order: a family's delete markers,
+// then for each qualifier its versions newest first (see keys.go). A version
+// is visible when it is newer than the newest DeleteFamily marker, matches
+// no other marker of its family or column and lies inside the read's time
 // range; readOpts keep the version count and time range as parameters
 // because the HBase test server will pass them through, while the
 // store.Store methods read the newest version only.
@@ -44,6 +46,76 @@ type rowBuf struct {
 	arena    []byte
 	cells    []cellRef
 	prevQual []byte
+	marks    markers
+}
+
+// markers are the delete markers of the family being read, other than
+// DeleteFamily: they all sort before the family's cells.
+type markers struct {
+	famVers []int64   // DeleteFamilyVersion timestamps
+	cols    []colMark // by qualifier, ascending
+	colVers []int64   // Delete timestamps, colMark.v0:v1 per column
+	quals   []byte    // escaped qualifiers, colMark.q0:q1
+}
+
+// colMark sums up the markers of one qualifier.
+type colMark struct {
+	q0, q1 int
+	all    int64 // newest DeleteColumn ts, -1 if none
+	v0, v1 int
+}
+
+func (m *markers) reset() {
+	m.famVers, m.cols, m.colVers, m.quals = m.famVers[:0], m.cols[:0], m.colVers[:0], m.quals[:0]
+}
+
+// add records a column marker (entries arrive in key order, so a
+// qualifier's markers are contiguous).
+func (m *markers) add(en entry) {
+	n := len(m.cols)
+	if n == 0 || !bytes.Equal(m.quals[m.cols[n-1].q0:m.cols[n-1].q1], en.qualifier) {
+		q0 := len(m.quals)
+		m.quals = append(m.quals, en.qualifier...)
+		m.cols = append(m.cols, colMark{q0: q0, q1: len(m.quals), all: -1, v0: len(m.colVers), v1: len(m.colVers)})
+		n++
+	}
+	c := &m.cols[n-1]
+	if en.kind == entryDeleteColumn {
+		c.all = max(c.all, en.ts)
+	} else {
+		m.colVers = append(m.colVers, en.ts)
+		c.v1 = len(m.colVers)
+	}
+}
+
+// column returns the index of the markers of escaped qualifier q, searching
+// from from (qualifiers are read in ascending order), and the index to
+// search from next; -1 if q has none.
+func (m *markers) column(q []byte, from int) (idx, next int) {
+	for from < len(m.cols) {
+		c := bytes.Compare(m.quals[m.cols[from].q0:m.cols[from].q1], q)
+		if c == 0 {
+			return from, from
+		}
+		if c > 0 {
+			break
+		}
+		from++
+	}
+	return -1, from
+}
+
+// hides reports whether the markers hide a cell at ts of the column with
+// markers col (-1: none).
+func (m *markers) hides(col int, ts int64) bool {
+	if slices.Contains(m.famVers, ts) {
+		return true
+	}
+	if col < 0 {
+		return false
+	}
+	c := m.cols[col]
+	return ts <= c.all || slices.Contains(m.colVers[c.v0:c.v1], ts)
 }
 
 // read consumes the row at the iterator's position (which must be valid and
@@ -58,9 +130,11 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 	rb.prefix = append(rb.prefix[:0], k[:pl]...)
 	rb.row = unescape(rb.row[:0], k[tablePrefixLen:pl])
 	rb.arena, rb.cells = rb.arena[:0], rb.cells[:0]
+	rb.marks.reset()
 
 	family, marker := -1, int64(-1)
 	havePrev, versions := false, 0
+	col, nextCol := -1, 0
 	for valid := true; valid; valid = it.Next() {
 		k = it.Key()
 		if !bytes.HasPrefix(k, rb.prefix) {
@@ -72,16 +146,31 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 		}
 		if int(en.family) != family {
 			family, marker, havePrev = int(en.family), -1, false
+			rb.marks.reset()
+			col, nextCol = -1, 0
 		}
-		if en.kind == kindDeleteFamily {
-			marker = max(marker, en.ts)
+		if en.kind != kindPut {
+			switch en.kind {
+			case kindDeleteFamily:
+				marker = max(marker, en.ts)
+			case entryFamilyVersion:
+				rb.marks.famVers = append(rb.marks.famVers, en.ts)
+			default: // entryDeleteColumn, entryDeleteVersion
+				rb.marks.add(en)
+			}
 			continue
 		}
 		if !havePrev || !bytes.Equal(en.qualifier, rb.prevQual) {
 			rb.prevQual = append(rb.prevQual[:0], en.qualifier...)
 			havePrev, versions = true, 0
+			if len(rb.marks.cols) > 0 {
+				col, nextCol = rb.marks.column(en.qualifier, nextCol)
+			}
 		}
 		if en.ts <= marker || en.ts < ro.minTs || en.ts >= ro.maxTs || versions >= ro.maxVersions {
+			continue
+		}
+		if (col >= 0 || len(rb.marks.famVers) > 0) && rb.marks.hides(col, en.ts) {
 			continue
 		}
 		v, err := it.ValueAndErr()
@@ -116,6 +205,16 @@ func (rb *rowBuf) value(q []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// cell returns the newest visible cell of qualifier q.
+func (rb *rowBuf) cell(q []byte) (cellRef, bool) {
+	for _, c := range rb.cells {
+		if bytes.Equal(rb.arena[c.q0:c.q1], q) {
+			return c, true
+		}
+	}
+	return cellRef{}, false
 }
 
 // materialize copies the row out into memory the caller owns (two
