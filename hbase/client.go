@@ -360,26 +360,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // meta returns the address serving hbase:meta, asking the registry when it
 // is unknown.
-func (c *Client) meta(ctx context.Context) (string, error) {
-	c.mu.Lock()
-	a := c.metaAddr
-	c.mu.Unlock()
-	if a != "" {
-		return a, nil
-	}
-	if err := c.refreshRegistry(ctx); err != nil {
-		return "", &transportError{"registry", err}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.metaAddr, nil
-}
+func (c *Client) meta(ctx context.Context) (string, error) { return c.located(ctx, &c.metaAddr) }
 
 // master returns the active master's address, asking the registry when it
 // is unknown.
-func (c *Client) master(ctx context.Context) (string, error) {
+func (c *Client) master(ctx context.Context) (string, error) { return c.located(ctx, &c.masterAddr) }
+
+// located reads *addr (guarded by c.mu), refreshing it from the registry
+// when it is unknown.
+func (c *Client) located(ctx context.Context, addr *string) (string, error) {
 	c.mu.Lock()
-	a := c.masterAddr
+	a := *addr
 	c.mu.Unlock()
 	if a != "" {
 		return a, nil
@@ -389,7 +380,7 @@ func (c *Client) master(ctx context.Context) (string, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.masterAddr, nil
+	return *addr, nil
 }
 
 func regionSpec(name []byte) *pb.RegionSpecifier {
