@@ -48,7 +48,8 @@ func verifyJSON(t *testing.T, args ...string) (check.Report, int) {
 // The ci preset through the client and the test server: zero
 // inconsistencies on unique, the collisions on seed, and the same
 // operations as the embedded backend with the same seed (one worker, so
-// each run's sequence is the seed's alone).
+// each run's sequence is the seed's alone; on seed the pages walked depend
+// on chance collisions, so those two counts are left out).
 func TestHBaseBackendCI(t *testing.T) {
 	cl, _ := cluster(t)
 	for _, layout := range []string{"unique", "seed"} {
@@ -69,6 +70,11 @@ func TestHBaseBackendCI(t *testing.T) {
 		}
 		emb := loadgenCI(t, dir, layout, "--workers", "1")
 		for _, op := range workload.OpNames {
+			// On seed, how many comments a listing shows depends on which
+			// writes happened to share a millisecond, and so do its pages.
+			if layout == "seed" && (op == "product-page" || op == "user-timeline") {
+				continue
+			}
 			if opCount(hb, op) != opCount(emb, op) {
 				t.Errorf("%s %s: %d on hbase, %d embedded", layout, op, opCount(hb, op), opCount(emb, op))
 			}

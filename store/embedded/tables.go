@@ -79,10 +79,12 @@ func (e *Engine) CreateTable(ctx context.Context, spec store.TableSpec) error {
 		e.nextTableID, e.lastRegionID, e.roundRobin = savedTable, savedRegion, savedRR
 		return fmt.Errorf("embedded: create table %q: %w", spec.Name, err)
 	}
+	// Routing first: a table is visible (to the splitter, to readers) only
+	// once its regions are.
+	e.publish(t, regions)
 	next := maps.Clone(*e.tables.Load())
 	next[t.name] = t
 	e.tables.Store(&next)
-	e.publish(t, regions)
 	return nil
 }
 
