@@ -61,6 +61,10 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.CallTimeout, "hbase-call-timeout", 30*time.Second, "hbase: deadline of one RPC")
 	fs.StringVar(&f.Prefix, "table-prefix", "cb_", "hbase: prefix of the tables the harness creates")
 	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase: write into existing tables the harness did not create")
+}
+
+// RegisterDrop adds --drop-tables, for commands that start a fresh run.
+func (f *Flags) RegisterDrop(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.DropTables, "drop-tables", false, "drop the harness's own tables first (never another's)")
 }
 

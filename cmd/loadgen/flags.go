@@ -93,6 +93,7 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 	b.scratch, _ = workload.Preset("steady")
 	b.register()
 	o.backend.Register(fs)
+	o.backend.RegisterDrop(fs)
 	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
