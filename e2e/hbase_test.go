@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"commentbench/check"
+	"commentbench/hbase"
 	"commentbench/hbase/hbasetest"
 	"commentbench/results"
 	"commentbench/store/embedded"
@@ -147,5 +148,32 @@ func TestHBaseUnreachable(t *testing.T) {
 	_, errOut, code = run(t, "verify", "--backend", "hbase")
 	if code != 2 || !strings.Contains(errOut, "--hbase-zk or --hbase-bootstrap") {
 		t.Errorf("no address: exit %d, %q", code, errOut)
+	}
+}
+
+// --drop-tables drops the harness's own tables and leaves another owner's
+// table under the same prefix alone.
+func TestHBaseDropTables(t *testing.T) {
+	cl, _ := cluster(t)
+	ctx := context.Background()
+	c, err := hbase.Dial(ctx, hbase.Options{Bootstrap: cl.Bootstrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.CreateTable(ctx, "cb_other", []string{"cf"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--ops", "50", "--quiet")
+	if _, errOut, code := run(t, "loadgen", append(args, "--out", filepath.Join(t.TempDir(), "a"))...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := run(t, "loadgen", append(args, "--drop-tables", "--out", filepath.Join(t.TempDir(), "b"))...)
+	if code != 0 || !strings.Contains(errOut, "dropped the harness's tables") || !strings.Contains(errOut, "[other]") {
+		t.Fatalf("--drop-tables: exit %d, stderr %q", code, errOut)
+	}
+	names, err := c.ListTables(ctx, "cb_other")
+	if err != nil || len(names) != 1 {
+		t.Errorf("cb_other after --drop-tables: %v, %v; want it left alone", names, err)
 	}
 }
