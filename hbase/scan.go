@@ -91,6 +91,40 @@ type ScanStats struct {
 	RPCs    int // Scan RPCs sent (open, next, close, renew)
 	Regions int // region scanners opened
 	Reopens int // scanners re-opened after a failure
+
+	// RowsScanned and RowsFiltered sum the server's scan metrics
+	// (ROWS_SCANNED, ROWS_FILTERED) over every Scan call of every region
+	// scanner, re-opened ones included: the rows the servers read,
+	// filtered or not, and those their filters dropped. They may exceed
+	// what was delivered: a server reads a whole batch of rows ahead of
+	// the caller. NoServerMetrics is set, and both left 0, when a server
+	// answered a call without scan metrics (one that does not track
+	// them); callers then have only Rows.
+	RowsScanned     int64
+	RowsFiltered    int64
+	NoServerMetrics bool
+}
+
+// Names of HBase's ServerSideScanMetrics in ScanResponse.scan_metrics.
+const (
+	metricRowsScanned  = "ROWS_SCANNED"
+	metricRowsFiltered = "ROWS_FILTERED"
+)
+
+// addMetrics adds one call's scan metrics (per call, as HBase sends them).
+func (st *ScanStats) addMetrics(m *pb.ScanMetrics) {
+	if m == nil {
+		st.NoServerMetrics = true
+		return
+	}
+	for _, p := range m.GetMetrics() {
+		switch p.GetName() {
+		case metricRowsScanned:
+			st.RowsScanned += p.GetValue()
+		case metricRowsFiltered:
+			st.RowsFiltered += p.GetValue()
+		}
+	}
 }
 
 const scanMaxResultSize = 2 << 20
@@ -107,6 +141,14 @@ type scanPos struct {
 // per §6.5.5 and survives splits, moves and server loss by re-opening
 // after the last delivered row (§6.5.6); partial rows are coalesced.
 func (c *Client) Scan(ctx context.Context, table string, sc Scan, each func(Result) bool) (ScanStats, error) {
+	st, err := c.scan(ctx, table, sc, each)
+	if st.NoServerMetrics {
+		st.RowsScanned, st.RowsFiltered = 0, 0
+	}
+	return st, err
+}
+
+func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Result) bool) (ScanStats, error) {
 	var st ScanStats
 	filter, err := encodeFilter(sc.Filter)
 	if err != nil {
@@ -221,6 +263,7 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 		NumberOfRows:            proto.Uint32(rows()),
 		ClientHandlesPartials:   proto.Bool(true),
 		ClientHandlesHeartbeats: proto.Bool(true),
+		TrackScanMetrics:        proto.Bool(true),
 	}
 	st.Regions++
 	var pend *Result
@@ -258,6 +301,7 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 			}
 			return false, scanPos{}, err
 		}
+		st.addMetrics(resp.GetScanMetrics())
 		scannerID = nil
 		if resp.GetMoreResultsInRegion() {
 			scannerID = proto.Uint64(resp.GetScannerId())
@@ -303,6 +347,7 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 				NumberOfRows:            proto.Uint32(rows()),
 				ClientHandlesPartials:   proto.Bool(true),
 				ClientHandlesHeartbeats: proto.Bool(true),
+				TrackScanMetrics:        proto.Bool(true),
 			}
 			continue
 		}

@@ -61,6 +61,7 @@ type scanner struct {
 	started    bool
 	resume     []byte // where a call cut by the time limit stopped: the next row to read (inclusive); nil = after last
 	lastUsed   time.Time
+	track      bool // the open call asked for scan metrics
 
 	metaRows [][]wire.Cell // meta scanners: the rows, computed at open
 }
@@ -78,6 +79,13 @@ type budgetFilter struct {
 	seen     int
 	expired  bool
 	at       []byte // the row the time ran out at (not read)
+
+	// outside reports rows the engine reads that lie outside the region
+	// scanner's range (a reversed scan's engine range spans past the
+	// region); nil: none. outScanned and outFiltered count those rows,
+	// kept or dropped, so that the call's metrics can leave them out.
+	outside                 func(row []byte) bool
+	outScanned, outFiltered int64
 }
 
 func (b *budgetFilter) Decide(row []byte, rev bool) (bool, bool) {
@@ -86,12 +94,18 @@ func (b *budgetFilter) Decide(row []byte, rev bool) (bool, bool) {
 		b.expired, b.at = true, bytes.Clone(row)
 		return false, true
 	}
-	if b.f == nil {
-		return true, false
+	keep, done := true, false
+	if b.f != nil {
+		keep, done = b.f.Decide(row, rev)
+		if done {
+			b.done = true
+		}
 	}
-	keep, done := b.f.Decide(row, rev)
-	if done {
-		b.done = true
+	if b.outside != nil && b.outside(row) {
+		b.outScanned++
+		if !keep {
+			b.outFiltered++
+		}
 	}
 	return keep, done
 }
@@ -193,6 +207,7 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		maxSize:    sc.GetMaxResultSize(),
 		remaining:  -1,
 		lastUsed:   time.Now(),
+		track:      req.GetTrackScanMetrics(),
 	}
 	if s.maxSize == 0 {
 		s.maxSize = defaultMaxResult
@@ -284,13 +299,15 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 	}
 	var rows [][]wire.Cell
 	more, whole, heartbeat := true, true, false
+	var m store.ScanMetrics
 	var err error
 	if s.metaRows != nil || s.t.meta {
 		n := min(want, len(s.metaRows))
 		rows, s.metaRows = s.metaRows[:n], s.metaRows[n:]
 		more = len(s.metaRows) > 0
+		m.RowsScanned = int64(n)
 	} else if want > 0 {
-		rows, more, whole, heartbeat, err = c.readRows(s, want, req.GetClientHandlesHeartbeats())
+		rows, more, whole, heartbeat, m, err = c.readRows(s, want, req.GetClientHandlesHeartbeats())
 		if err != nil {
 			c.dropScanner(s.id)
 			return nil, nil, err
@@ -311,6 +328,9 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 	if heartbeat {
 		resp.HeartbeatMessage = proto.Bool(true)
 	}
+	if s.track || req.GetTrackScanMetrics() {
+		resp.ScanMetrics = scanMetrics(m)
+	}
 	var out []byte
 	for _, r := range rows {
 		if cn.codec {
@@ -329,12 +349,33 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 	return resp, out, nil
 }
 
+// Names of HBase's ServerSideScanMetrics sent in ScanResponse.scan_metrics.
+const (
+	metricRowsScanned  = "ROWS_SCANNED"
+	metricRowsFiltered = "ROWS_FILTERED"
+)
+
+// scanMetrics is one call's metrics as HBase sends them (per call, not
+// cumulative: the client sums them).
+func scanMetrics(m store.ScanMetrics) *pb.ScanMetrics {
+	return &pb.ScanMetrics{Metrics: []*pb.NameInt64Pair{
+		{Name: proto.String(metricRowsScanned), Value: proto.Int64(m.RowsScanned)},
+		{Name: proto.String(metricRowsFiltered), Value: proto.Int64(m.RowsFiltered)},
+	}}
+}
+
 // readRows reads up to want rows (and at most about maxSize bytes) after
 // the scanner's position, within the cluster's scan time limit. more
 // reports rows left in the region; whole is false once a filter ended the
 // scan; heartbeat is set when the time limit cut the call and the client
 // handles heartbeats (without them the call goes on until it has a row).
-func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire.Cell, more, whole, heartbeat bool, err error) {
+// m counts the rows this call read (ROWS_SCANNED), filtered or not, and
+// those its filter dropped (ROWS_FILTERED): the engine's counts, less the
+// rows it handed over that the call did not take (the row the time ran
+// out at, the row past a full batch, a reversed scan's rows outside the
+// region), since the next call reads those again or they are not the
+// region's.
+func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire.Cell, more, whole, heartbeat bool, m store.ScanMetrics, err error) {
 	sc := store.Scan{Start: s.start, Stop: s.stop, Reversed: s.rev}
 	switch {
 	case s.resume != nil:
@@ -352,8 +393,16 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 	}
 	sc.Filter = bf
 	reg := s.t.reg
+	if s.rev {
+		// Rows the callback below skips or stops at without reading them.
+		bf.outside = func(row []byte) bool {
+			return (reg.End != nil && bytes.Compare(row, reg.End) >= 0) || (s.started && bytes.Compare(row, s.last) >= 0) ||
+				bytes.Compare(row, reg.Start) < 0 || (s.floor != nil && bytes.Compare(row, s.floor) < 0)
+		}
+	}
 	var size uint64
-	_, err = c.eng.ScanVersions(c.ctx, reg.Table, sc, s.rs.maxVersions, s.rs.minTs, s.rs.maxTs, func(row store.Row) bool {
+	unread := int64(0) // rows passed to the callback but left for the next call
+	m, err = c.eng.ScanVersions(c.ctx, reg.Table, sc, s.rs.maxVersions, s.rs.minTs, s.rs.maxTs, func(row store.Row) bool {
 		if s.rev {
 			if (reg.End != nil && bytes.Compare(row.Key, reg.End) >= 0) || (s.started && bytes.Compare(row.Key, s.last) >= 0) {
 				return true
@@ -368,6 +417,7 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		}
 		if len(rows) >= want || size >= s.maxSize {
 			more = true
+			unread++
 			return false
 		}
 		rows = append(rows, cells)
@@ -379,12 +429,18 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		return true
 	})
 	if err != nil {
-		return nil, false, false, false, err
+		return nil, false, false, false, store.ScanMetrics{}, err
 	}
+	m.RowsScanned -= bf.outScanned + unread
+	m.RowsFiltered -= bf.outFiltered
 	if bf.expired {
+		// The engine counted the row the time ran out at as read and
+		// dropped; it is read in the next call.
+		m.RowsScanned--
+		m.RowsFiltered--
 		s.resume = bf.at
-		return rows, true, true, heartbeats, nil
+		return rows, true, true, heartbeats, m, nil
 	}
 	whole = !bf.done || more
-	return rows, more, whole, false, nil
+	return rows, more, whole, false, m, nil
 }

@@ -73,9 +73,13 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 	return out, nil
 }
 
-// Scan implements store.Store. The server's filter runs in the region
-// server; the client sees only the rows it returns, so RowsScanned counts
-// those (HBase's scan metrics are not part of the protocol here).
+// Scan implements store.Store. The filter runs in the region server, so
+// the client sees only the rows it returns; RowsScanned and RowsFiltered
+// come from the servers' scan metrics (ROWS_SCANNED, ROWS_FILTERED summed
+// over the scan's calls), which count every row read, filtered or not,
+// including rows read ahead in a batch the caller did not consume. A
+// server that sends no metrics leaves RowsScanned counting the rows
+// returned, and RowsFiltered 0.
 func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
 	hs := hbase.Scan{Start: sc.Start, Stop: sc.Stop, Reversed: sc.Reversed, Limit: sc.Limit, Filter: toFilter(sc.Filter)}
 	var m store.ScanMetrics
@@ -88,12 +92,17 @@ func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func
 				visited[c] = true
 				c.reads.Add(1)
 			}
+			// Scan metrics are per call, not per region, so the region
+			// attribution counts the rows returned from each region.
 			c.scanned.Add(1)
 			c.out.Add(uint64(rowBytes(row)))
 		}
 		return each(row)
 	})
 	m.Regions = stats.Regions
+	if !stats.NoServerMetrics && stats.RPCs > 0 {
+		m.RowsScanned, m.RowsFiltered = stats.RowsScanned, stats.RowsFiltered
+	}
 	if err != nil {
 		return m, s.tableErr("scan", table, err)
 	}
