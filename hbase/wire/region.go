@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"commentbench/hbase/pb"
+	"commentbench/store"
 )
 
 // Names of hbase:meta (§5.1). Its only region uses the old naming format,
@@ -73,16 +74,7 @@ func canonicalTable(table string) string {
 // "<table>,<start>,<id>.<md5 hex of the part before the dot>.". A test
 // server must name regions exactly so; clients only echo names back.
 func RegionName(table string, start []byte, id uint64) []byte {
-	b := make([]byte, 0, len(table)+len(start)+2+20+2+2*md5.Size)
-	b = append(b, table...)
-	b = append(b, ',')
-	b = append(b, start...)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, id, 10)
-	sum := md5.Sum(b)
-	b = append(b, '.')
-	b = hex.AppendEncode(b, sum[:])
-	return append(b, '.')
+	return []byte(store.RegionName(table, start, id))
 }
 
 // ErrRegionName reports a region name that is neither new nor old format.

@@ -330,6 +330,20 @@ func (e *Engine) acquire() error {
 
 func (e *Engine) release() { e.inflight.Add(-1) }
 
+// enter admits an operation on a table, as acquire, and looks the table
+// up; on success pair it with release.
+func (e *Engine) enter(tableName string) (*table, error) {
+	if err := e.acquire(); err != nil {
+		return nil, err
+	}
+	t, err := e.table(tableName)
+	if err != nil {
+		e.release()
+		return nil, err
+	}
+	return t, nil
+}
+
 // table looks a table up by name.
 func (e *Engine) table(name string) (*table, error) {
 	if t, ok := (*e.tables.Load())[name]; ok {

@@ -7,15 +7,6 @@ import (
 	"testing"
 )
 
-func TestRegionNameWorkedExample(t *testing.T) {
-	// HBASE-WIRE 5.1.
-	got := RegionName("t1", []byte("row5"), 1700000000000)
-	want := "t1,row5,1700000000000.2f0a1f39f4faead3f95c55463a2f8c86."
-	if got != want {
-		t.Fatalf("RegionName = %q, want %q", got, want)
-	}
-}
-
 // TestKeyOrder checks the property the whole layout rests on: encoded cell
 // keys sort exactly as (row, qualifier, timestamp descending), including
 // rows and qualifiers holding 0x00 and 0xFF and prefixes of one another.

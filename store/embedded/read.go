@@ -278,14 +278,11 @@ func (e *Engine) BatchGet(ctx context.Context, tableName string, rows [][]byte) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.acquire(); err != nil {
-		return nil, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return nil, err
 	}
+	defer e.release()
 	return e.batchGet(t, rows, latestOnly)
 }
 
@@ -331,14 +328,11 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts) ([]store.Row, er
 
 // Scan implements store.Store.
 func (e *Engine) Scan(ctx context.Context, tableName string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
-	if err := e.acquire(); err != nil {
-		return store.ScanMetrics{}, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return store.ScanMetrics{}, err
 	}
+	defer e.release()
 	return e.scan(ctx, t, sc, latestOnly, each)
 }
 

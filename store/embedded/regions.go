@@ -3,12 +3,9 @@ package embedded
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"sync/atomic"
 
 	"commentbench/store"
@@ -67,26 +64,12 @@ func newRegion(t *table, start, end []byte, id uint64, server string, stats *reg
 		info: store.Region{
 			Table:  t.name,
 			ID:     id,
-			Name:   RegionName(t.name, start, id),
+			Name:   store.RegionName(t.name, start, id),
 			Start:  start,
 			End:    end,
 			Server: server,
 		},
 	}
-}
-
-// RegionName is HBase's region name (HBASE-WIRE 5.1):
-// "<table>,<startKey>,<id>.<md5hex>." where md5hex is the lowercase hex MD5
-// of "<table>,<startKey>,<id>".
-func RegionName(table string, start []byte, id uint64) string {
-	base := make([]byte, 0, len(table)+len(start)+24)
-	base = append(base, table...)
-	base = append(base, ',')
-	base = append(base, start...)
-	base = append(base, ',')
-	base = strconv.AppendUint(base, id, 10)
-	sum := md5.Sum(base)
-	return string(base) + "." + hex.EncodeToString(sum[:]) + "."
 }
 
 // routing is a table's regions sorted by start key. It is immutable once
@@ -201,14 +184,11 @@ func copyRegion(r *region) store.Region {
 
 // Regions implements store.Store.
 func (e *Engine) Regions(ctx context.Context, tableName string) ([]store.Region, error) {
-	if err := e.acquire(); err != nil {
-		return nil, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return nil, err
 	}
+	defer e.release()
 	rt := t.routing.Load()
 	out := make([]store.Region, len(rt.regions))
 	for i, r := range rt.regions {

@@ -148,14 +148,11 @@ func (e *Engine) WaitIdle() error {
 // a region start); with nil, every region that holds at least two rows
 // splits at its middle key.
 func (e *Engine) SplitRegion(ctx context.Context, tableName string, splitKey []byte) error {
-	if err := e.acquire(); err != nil {
-		return err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return err
 	}
+	defer e.release()
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
 	if len(splitKey) > 0 {

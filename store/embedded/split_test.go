@@ -29,7 +29,7 @@ func checkTiling(t *testing.T, regions []store.Region) {
 		if r.End != nil && bytes.Compare(r.Start, r.End) >= 0 {
 			t.Fatalf("empty region %q", r.Name)
 		}
-		if r.Name != RegionName(r.Table, r.Start, r.ID) {
+		if r.Name != store.RegionName(r.Table, r.Start, r.ID) {
 			t.Fatalf("bad name %q", r.Name)
 		}
 	}

@@ -52,14 +52,11 @@ func (e *Engine) GetVersions(ctx context.Context, tableName string, row []byte, 
 	if err := ctx.Err(); err != nil {
 		return store.Row{}, err
 	}
-	if err := e.acquire(); err != nil {
-		return store.Row{}, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return store.Row{}, err
 	}
+	defer e.release()
 	rows, err := e.batchGet(t, [][]byte{row}, ro)
 	if err != nil {
 		return store.Row{}, err
@@ -74,14 +71,11 @@ func (e *Engine) ScanVersions(ctx context.Context, tableName string, sc store.Sc
 	if err != nil {
 		return store.ScanMetrics{}, err
 	}
-	if err := e.acquire(); err != nil {
-		return store.ScanMetrics{}, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return store.ScanMetrics{}, err
 	}
+	defer e.release()
 	return e.scan(ctx, t, sc, ro, each)
 }
 
@@ -89,37 +83,7 @@ func (e *Engine) ScanVersions(ctx context.Context, tableName string, sc store.Sc
 // every cell with a timestamp <= ts, including ones written later. ts <= 0
 // means now, as store.Delete.
 func (e *Engine) DeleteRowAt(ctx context.Context, tableName string, row []byte, ts int64) error {
-	if err := checkRowKey(row); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := e.acquire(); err != nil {
-		return err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
-	if err != nil {
-		return err
-	}
-	unlock := e.lockRows(t, [][]byte{row})
-	defer unlock()
-	if ts <= 0 {
-		ts = e.now()
-	}
-	b := e.db.NewBatch()
-	defer b.Close()
-	if _, err := e.deleteRow(b, t, row, ts, nil); err != nil {
-		return err
-	}
-	if err := b.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("embedded: delete %q: %w", tableName, err)
-	}
-	r := t.routing.Load().find(row)
-	r.stats.writeRequests.Add(1)
-	r.stats.bytesIn.Add(uint64(len(row)))
-	return nil
+	return e.DeleteCells(ctx, tableName, row, DeleteMarker{Kind: DeleteFamily, Timestamp: ts})
 }
 
 // DeleteKind is the type of a delete marker (HBASE-WIRE 8.2).
@@ -188,14 +152,11 @@ func (e *Engine) DeleteCells(ctx context.Context, tableName string, row []byte, 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := e.acquire(); err != nil {
-		return err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return err
 	}
+	defer e.release()
 	if len(marks) == 0 {
 		return nil
 	}

@@ -83,14 +83,11 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := e.acquire(); err != nil {
-		return err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return err
 	}
+	defer e.release()
 	if len(muts) == 0 {
 		return nil
 	}
@@ -182,14 +179,11 @@ func (e *Engine) CheckAndPut(ctx context.Context, tableName string, row, qualifi
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if err := e.acquire(); err != nil {
-		return false, err
-	}
-	defer e.release()
-	t, err := e.table(tableName)
+	t, err := e.enter(tableName)
 	if err != nil {
 		return false, err
 	}
+	defer e.release()
 	unlock := e.lockRows(t, [][]byte{row})
 	defer unlock()
 
