@@ -123,7 +123,7 @@ type Report struct {
 
 // Options configure a check.
 type Options struct {
-	Layout keys.Layout
+	Layout *keys.Design
 	Codec  model.Codec // default model.JSON
 	// TempDir holds the external sorts' spill files; "" is the system's.
 	TempDir string

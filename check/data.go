@@ -108,10 +108,7 @@ func (c *checker) keyRange(r store.Region) string {
 		if len(k) == 0 {
 			return edge
 		}
-		if d, err := c.o.Layout.Decode(r.Table, k); err == nil {
-			return d.String()
-		}
-		return fmt.Sprintf("%q", k)
+		return c.o.Layout.Describe(r.Table, k)
 	}
 	return "[" + show(r.Start, "start") + ", " + show(r.End, "end") + ")"
 }

@@ -11,15 +11,11 @@ import (
 	"commentbench/store"
 )
 
-// groupLen is how many bytes of an index key name its group: the owner's
-// prefix (userId; productId ‖ 'c') and the reversed timestamp. Every layout
-// starts its keys so, and nothing in a group's key changes when a comment
-// is edited.
-func groupLen(table string) int {
-	if table == keys.UserComment {
-		return keys.IDLen + 8
-	}
-	return keys.IDLen + 1 + 8
+// groupLen is how many bytes of an index key name its group: the parts
+// before the content length, which no edit of a comment changes (see
+// keys.TableKey.GroupLen).
+func (c *checker) groupLen(table string) int {
+	return c.o.Layout.Table(table).GroupLen()
 }
 
 func groupOf(key []byte, g int) []byte { return key[:min(g, len(key))] }
@@ -70,7 +66,7 @@ func (c *checker) index(ctx context.Context, table string, exp *extsort.Sorter) 
 }
 
 func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, byValue *extsort.Sorter) error {
-	g := groupLen(table)
+	g := c.groupLen(table)
 	nextExp, stopExp := iter.Pull2(sorted(exp))
 	defer stopExp()
 	rec, err, expOK := nextExp()

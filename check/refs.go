@@ -15,103 +15,127 @@ import (
 var indexTables = []string{keys.UserComment, keys.ProductComment}
 
 // pass is what the one scan of the comment table produced: each index's
-// expected rows, and the users and products the comments reference, each
-// in a sorter for a merge join with its table.
+// expected rows, and the orders, users and products the comments
+// reference, each in a sorter for a merge join with its table.
 type pass struct {
 	expected [2]*extsort.Sorter
-	users    *extsort.Sorter // userId -> comment key
-	products *extsort.Sorter // productId -> comment key
+	orders   *extsort.Sorter // order key -> userId ‖ comment key
+	users    *extsort.Sorter // user key -> comment key
+	products *extsort.Sorter // product key -> comment key
 	refs     RefReport
 }
 
 func (p *pass) close() {
-	for _, s := range []*extsort.Sorter{p.expected[0], p.expected[1], p.users, p.products} {
+	for _, s := range []*extsort.Sorter{p.expected[0], p.expected[1], p.orders, p.users, p.products} {
 		s.Close()
 	}
 }
 
-// commentPass scans the comments once. Comment keys start with the order
-// id, so the comments and the order table are joined as they stream.
+// commentPass scans the comments once. A design need not keep a comment's
+// key in its order's key order, so the orders too are joined through a sort.
 func (c *checker) commentPass(ctx context.Context) (*pass, error) {
-	p := &pass{expected: [2]*extsort.Sorter{c.sorter(), c.sorter()}, users: c.sorter(), products: c.sorter()}
-	orders := newCursor(c.rows(ctx, keys.Order, store.Scan{}))
+	p := &pass{expected: [2]*extsort.Sorter{c.sorter(), c.sorter()}, orders: c.sorter(), users: c.sorter(), products: c.sorter()}
 	for row, err := range c.rows(ctx, keys.Comment, store.Scan{}) {
 		if err != nil {
-			orders.close()
 			p.close()
 			return nil, err
 		}
 		p.refs.Comments++
 		c.o.Comments.Add(1)
-		if err := c.comment(p, orders, row); err != nil {
-			orders.close()
+		if err := c.comment(p, row); err != nil {
 			p.close()
 			return nil, err
 		}
 	}
-	if err := orders.close(); err != nil {
-		p.close()
-		return nil, err
-	}
 	return p, nil
 }
 
-func (c *checker) comment(p *pass, orders *cursor, row store.Row) error {
+func (c *checker) comment(p *pass, row store.Row) error {
 	cm, err := decodeComment(c.o.Codec, row)
+	var ok, uk, pk []byte
 	if err == nil {
 		err = c.expect(p, cm, row.Key)
+	}
+	if err == nil {
+		ok, uk, pk, err = c.entityKeys(cm)
 	}
 	if err != nil {
 		p.refs.BadComments.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(keys.Comment, row.Key), err) })
 		return nil
 	}
-	c.checkOrder(&p.refs, orders, cm, row.Key)
-	if err := p.users.Add([]byte(cm.UserID), row.Key); err != nil {
+	val := make([]byte, 0, len(cm.UserID)+len(row.Key))
+	if err := p.orders.Add(ok, append(append(val, cm.UserID...), row.Key...)); err != nil {
 		return err
 	}
-	return p.products.Add([]byte(cm.ProductID), row.Key)
+	if err := p.users.Add(uk, row.Key); err != nil {
+		return err
+	}
+	return p.products.Add(pk, row.Key)
+}
+
+// entityKeys are the row keys of the comment's order, user and product.
+func (c *checker) entityKeys(cm model.Comment) (o, u, p []byte, err error) {
+	d := c.o.Layout
+	if o, err = d.EntityKey(keys.Order, cm.OrderID); err != nil {
+		return nil, nil, nil, err
+	}
+	if u, err = d.EntityKey(keys.User, cm.UserID); err != nil {
+		return nil, nil, nil, err
+	}
+	p, err = d.EntityKey(keys.Product, cm.ProductID)
+	return o, u, p, err
 }
 
 // expect adds the comment's expected row in each index. The sort key is the
-// row's group: the owner's prefix and the timestamp, which an edit never
-// changes (an edit changes the content length, which the product-comment
-// key also holds, but index rows are written once and never updated).
+// row's group: the parts before the content length, which an edit never
+// changes (an edit changes the content length, which an index key may also
+// hold, but index rows are written once and never updated).
 func (c *checker) expect(p *pass, cm model.Comment, ck []byte) error {
-	if o, pr, err := keys.SplitCommentKey(ck); err != nil || o != cm.OrderID || pr != cm.ProductID {
+	d := c.o.Layout
+	if k, err := d.Decode(keys.Comment, ck); err != nil || k.OrderID != cm.OrderID || k.ProductID != cm.ProductID {
 		return fmt.Errorf("row key does not match the comment's order and product")
 	}
-	uk, err := c.o.Layout.UserCommentKey(cm.UserID, cm.Timestamp, ck)
-	if err != nil {
-		return err
-	}
-	pk, err := c.o.Layout.ProductCommentKey(cm.ProductID, cm.Timestamp, cm.ContentLen(), ck)
-	if err != nil {
-		return err
-	}
-	for i, k := range [][]byte{uk, pk} {
-		g := groupLen(indexTables[i])
-		if err := p.expected[i].Add(k[:g], encodeExpected(cm.IsEdited, ck, k)); err != nil {
+	ix := keys.Key{UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID, Timestamp: cm.Timestamp, ContentLen: cm.ContentLen()}
+	for i, table := range indexTables {
+		ix.Table = table
+		k, err := d.Encode(ix)
+		if err != nil {
+			return err
+		}
+		if err := p.expected[i].Add(k[:c.groupLen(table)], encodeExpected(cm.IsEdited, ck, k)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *checker) checkOrder(r *RefReport, orders *cursor, cm model.Comment, ck []byte) {
-	okey := ck[:keys.IDLen]
-	if !orders.seek(okey) {
-		r.MissingOrder.add(1, func() string {
-			return fmt.Sprintf("%s -> order %s missing", c.describe(keys.Comment, ck), cm.OrderID)
-		})
-		return
+// orders joins the comments' orders with the order table: each must exist
+// and belong to the comment's user.
+func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
+	defer p.orders.Close()
+	rows := newCursor(c.rows(ctx, keys.Order, store.Scan{}))
+	defer rows.close()
+	for rec, err := range sorted(p.orders) {
+		if err != nil {
+			return err
+		}
+		userID, ck := string(rec.Val[:keys.IDLen]), bytes.Clone(rec.Val[keys.IDLen:])
+		if !rows.seek(rec.Key) {
+			okey := bytes.Clone(rec.Key)
+			r.MissingOrder.add(1, func() string {
+				return fmt.Sprintf("%s -> %s missing", c.describe(keys.Comment, ck), c.describe(keys.Order, okey))
+			})
+			continue
+		}
+		v, _ := rows.row.Value(keys.Qualifier)
+		o, err := model.Decode[model.Order](c.o.Codec, v)
+		if err != nil || o.UserID != userID {
+			r.OrderUser.add(1, func() string {
+				return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
+			})
+		}
 	}
-	v, _ := orders.row.Value(keys.Qualifier)
-	o, err := model.Decode[model.Order](c.o.Codec, v)
-	if err != nil || o.UserID != cm.UserID {
-		r.OrderUser.add(1, func() string {
-			return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), cm.UserID, cm.OrderID, o.UserID)
-		})
-	}
+	return rows.close()
 }
 
 // entities joins the comments' users and products with their tables, and
@@ -119,6 +143,9 @@ func (c *checker) checkOrder(r *RefReport, orders *cursor, cm model.Comment, ck 
 func (c *checker) entities(ctx context.Context, p *pass, r *RefReport) error {
 	defer p.users.Close()
 	defer p.products.Close()
+	if err := c.orders(ctx, p, r); err != nil {
+		return err
+	}
 	if err := c.exists(ctx, p.users, keys.User, &r.MissingUser, nil); err != nil {
 		return err
 	}
@@ -130,7 +157,11 @@ func (c *checker) entities(ctx context.Context, p *pass, r *RefReport) error {
 		if err != nil {
 			return nil // a product that does not decode still exists
 		}
-		return sellers.Add([]byte(pr.SellerID), row.Key)
+		sk, err := c.o.Layout.EntityKey(keys.Seller, pr.SellerID)
+		if err != nil {
+			sk = []byte(pr.SellerID) // no row has such a key: counted missing
+		}
+		return sellers.Add(sk, row.Key)
 	}
 	if err := c.exists(ctx, p.products, keys.Product, &r.MissingProduct, onProduct); err != nil {
 		return err
@@ -153,8 +184,8 @@ func (c *checker) exists(ctx context.Context, refs *extsort.Sorter, table string
 			}
 		}
 		if !rows.ok || !bytes.Equal(rows.row.Key, rec.Key) {
-			id, by := string(rec.Key), bytes.Clone(rec.Val)
-			missing.add(1, func() string { return fmt.Sprintf("%s %q missing, referenced by %q", table, id, by) })
+			key, by := bytes.Clone(rec.Key), bytes.Clone(rec.Val)
+			missing.add(1, func() string { return fmt.Sprintf("%s missing, referenced by %q", c.describe(table, key), by) })
 		}
 	}
 	for rows.ok {

@@ -93,7 +93,7 @@ func (r *repairs) report(rep Report) *RepairReport {
 // Apply carries the repair out: dangling and mismatched index rows are
 // deleted, then the missing rows written, then broken rankings rebuilt by
 // the ranking job.
-func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout keys.Layout) error {
+func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.Design) error {
 	a := r.actions
 	if err := mutateAll(ctx, st, a.dels, func(x indexAction) store.Mutation { return store.Delete(x.key) }); err != nil {
 		return err

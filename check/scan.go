@@ -92,10 +92,7 @@ func (c *checker) sorter() *extsort.Sorter {
 
 // describe decodes a key of table for a sample, quoting what does not decode.
 func (c *checker) describe(table string, key []byte) string {
-	if k, err := c.o.Layout.Decode(table, key); err == nil {
-		return k.String()
-	}
-	return fmt.Sprintf("%s[%q]", table, key)
+	return c.o.Layout.Describe(table, key)
 }
 
 func decodeComment(codec model.Codec, r store.Row) (model.Comment, error) {

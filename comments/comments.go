@@ -61,7 +61,7 @@ func (m ScanMode) String() string {
 
 // Options configure a System. The zero value of each field has a default.
 type Options struct {
-	Layout keys.Layout  // default keys.Seed
+	Layout *keys.Design // default keys.Seed
 	Codec  model.Codec  // default model.JSON
 	Scan   ScanMode     // default Bounded
 	Clock  func() int64 // stamps comments, ms; default wall clock
@@ -73,7 +73,7 @@ type Options struct {
 // System runs the comment system's operations against a store.
 type System struct {
 	st     store.Store
-	layout keys.Layout
+	layout *keys.Design
 	codec  model.Codec
 	mode   ScanMode
 	clock  func() int64
@@ -95,68 +95,113 @@ func New(st store.Store, o Options) *System {
 	return s
 }
 
-// Layout is the key layout in use.
-func (s *System) Layout() keys.Layout { return s.layout }
+// Layout is the key design in use.
+func (s *System) Layout() *keys.Design { return s.layout }
 
 // Store is the backend the system runs on.
 func (s *System) Store() store.Store { return s.st }
 
-// CreateTables creates the eight tables, each pre-split at splits (every
-// table's keys start with a uniformly random id, so one set fits all), and
-// records the layout. Tables that already exist are left as they are; data
-// written with another layout is refused with ErrLayoutMismatch.
-func (s *System) CreateTables(ctx context.Context, splits [][]byte) error {
+// CreateTables creates the eight tables, each pre-split as the design says
+// (scheme is the run's id scheme, regions its --regions), and records the
+// design. Tables that already exist are left as they are; data written with
+// another design is refused with ErrLayoutMismatch before any table is
+// created.
+func (s *System) CreateTables(ctx context.Context, scheme keys.Scheme, regions int) error {
+	specs := make([]store.TableSpec, len(keys.Tables))
+	for i, t := range keys.Tables {
+		splits, err := s.layout.Table(t).SplitPoints(scheme, regions)
+		if err != nil {
+			return fmt.Errorf("split %s: %w", t, err)
+		}
+		specs[i] = store.TableSpec{Name: t, Family: keys.Family, SplitKeys: splits}
+	}
 	if err := s.recordLayout(ctx); err != nil {
 		return err
 	}
-	for _, t := range keys.Tables {
-		err := s.st.CreateTable(ctx, store.TableSpec{Name: t, Family: keys.Family, SplitKeys: splits})
+	for _, spec := range specs {
+		err := s.st.CreateTable(ctx, spec)
 		if err != nil && !errors.Is(err, store.ErrTableExists) {
-			return fmt.Errorf("create table %s: %w", t, err)
+			return fmt.Errorf("create table %s: %w", spec.Name, err)
 		}
 	}
 	return nil
 }
 
 // MetaTable holds the harness's notes about a data set, apart from the
-// eight tables of the system: which layout wrote it, so a checker reads the
-// index keys the way they were written.
+// eight tables of the system: the key design that wrote it, whole, so a
+// checker reads the keys the way they were written.
 const MetaTable = "commentbench-meta"
 
-var layoutRow = []byte("layout")
+var (
+	layoutRow = []byte("layout") // the design's name
+	designRow = []byte("design") // the design file
+)
 
-// ErrLayoutMismatch is a data set written with another key layout: mixing
-// layouts in one data set would corrupt its indexes.
+// ErrLayoutMismatch is a data set written with another key design: mixing
+// designs in one data set would corrupt its indexes.
 var ErrLayoutMismatch = errors.New("layout does not match the data")
 
-// recordLayout notes the layout, or checks it against the one noted.
+// recordLayout notes the design, or checks it against the one noted.
 func (s *System) recordLayout(ctx context.Context) error {
+	if err := s.checkRecorded(ctx); err != nil {
+		return err
+	}
 	if err := s.st.CreateTable(ctx, store.TableSpec{Name: MetaTable, Family: keys.Family}); err != nil &&
 		!errors.Is(err, store.ErrTableExists) {
 		return fmt.Errorf("create table %s: %w", MetaTable, err)
 	}
-	name := []byte(s.layout.Name())
-	put, err := s.st.CheckAndPut(ctx, MetaTable, layoutRow, keys.Qualifier, nil, cell(name))
-	if err != nil || put {
-		return err
+	put, err := s.st.CheckAndPut(ctx, MetaTable, designRow, keys.Qualifier, nil, cell(s.layout.Source()))
+	if err != nil {
+		return fmt.Errorf("record the design in %s: %w", MetaTable, err)
 	}
-	got, _, err := RecordedLayout(ctx, s.st)
-	if err == nil && got != s.layout.Name() {
-		err = fmt.Errorf("data was written with layout %q, not %q: %w", got, s.layout.Name(), ErrLayoutMismatch)
+	if !put { // another process recorded one first
+		return s.checkRecorded(ctx)
 	}
-	return err
+	if err := s.st.Mutate(ctx, MetaTable, store.Put(layoutRow, cell([]byte(s.layout.Name())))); err != nil {
+		return fmt.Errorf("record the design in %s: %w", MetaTable, err)
+	}
+	return nil
 }
 
-// RecordedLayout reads the layout a data set was written with; found is
-// false for data that never recorded one.
-func RecordedLayout(ctx context.Context, st store.Store) (name string, found bool, err error) {
-	row, err := st.Get(ctx, MetaTable, layoutRow)
+// checkRecorded compares the design with the data's, if it has one.
+func (s *System) checkRecorded(ctx context.Context) error {
+	got, found, err := RecordedLayout(ctx, s.st)
+	if err != nil || !found {
+		return err
+	}
+	if diff := s.layout.Diff(got); diff != "" {
+		return fmt.Errorf("the data was written with design %q, not %q (%s): %w", got.Name(), s.layout.Name(), diff, ErrLayoutMismatch)
+	}
+	return nil
+}
+
+// RecordedLayout reads the design a data set was written with; found is
+// false for data that never recorded one. Data from before designs were
+// recorded whole names a built-in.
+func RecordedLayout(ctx context.Context, st store.Store) (d *keys.Design, found bool, err error) {
+	src, found, err := metaValue(ctx, st, designRow)
+	if err != nil || found {
+		if err == nil {
+			d, err = keys.Parse("the design recorded in the data", src)
+		}
+		return d, found, err
+	}
+	name, found, err := metaValue(ctx, st, layoutRow)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	d, err = keys.Builtin(string(name))
+	return d, true, err
+}
+
+func metaValue(ctx context.Context, st store.Store, row []byte) ([]byte, bool, error) {
+	r, err := st.Get(ctx, MetaTable, row)
 	if errors.Is(err, store.ErrTableNotFound) {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("read %s: %w", MetaTable, err)
+		return nil, false, fmt.Errorf("read %s: %w", MetaTable, err)
 	}
-	v, ok := row.Value(keys.Qualifier)
-	return string(v), ok, nil
+	v, ok := r.Value(keys.Qualifier)
+	return v, ok, nil
 }

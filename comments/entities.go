@@ -36,7 +36,7 @@ func (s *System) Order(ctx context.Context, id string) (o model.Order, found boo
 
 // Comment reads the comment of (orderID, productID).
 func (s *System) Comment(ctx context.Context, orderID, productID string) (model.Comment, bool, error) {
-	k, err := keys.CommentKey(orderID, productID)
+	k, err := s.layout.CommentKey(orderID, productID)
 	if err != nil {
 		return model.Comment{}, false, err
 	}
@@ -48,7 +48,7 @@ func (s *System) Comment(ctx context.Context, orderID, productID string) (model.
 }
 
 func (s *System) putEntity(ctx context.Context, table, id string, v any) error {
-	k, err := keys.EntityKey(id)
+	k, err := s.layout.EntityKey(table, id)
 	if err != nil {
 		return fmt.Errorf("%s: %w", table, err)
 	}
@@ -64,7 +64,7 @@ func (s *System) putEntity(ctx context.Context, table, id string, v any) error {
 
 func getEntity[T any](ctx context.Context, s *System, table, id string) (T, bool, error) {
 	var zero T
-	k, err := keys.EntityKey(id)
+	k, err := s.layout.EntityKey(table, id)
 	if err != nil {
 		return zero, false, fmt.Errorf("%s: %w", table, err)
 	}

@@ -46,22 +46,40 @@ func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys 
 // reads first so that a job run leaves no delete markers for ranks that
 // never existed.
 func (s *System) ranksAbove(ctx context.Context, productID string, n int) ([]store.Mutation, error) {
-	prefix, err := s.layout.RankPrefix(productID)
+	l, err := s.layout.Listing(keys.ProductRank, productID)
 	if err != nil {
 		return nil, fmt.Errorf("rank upsert: %w", err)
 	}
 	var dels []store.Mutation
-	sc := store.Scan{Start: prefix, Stop: store.PrefixEnd(prefix)}
-	_, err = s.st.Scan(ctx, keys.ProductRank, sc, func(r store.Row) bool {
+	_, err = s.scanAll(ctx, l, func(r store.Row) {
 		if k, derr := s.layout.Decode(keys.ProductRank, r.Key); derr != nil || k.Rank > n {
 			dels = append(dels, store.Delete(r.Key))
 		}
-		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("rank upsert: scan %s: %w", keys.ProductRank, err)
+		return nil, fmt.Errorf("rank upsert: %w", err)
 	}
 	return dels, nil
+}
+
+// scanAll reads every row of a listing, branch by branch (in no overall
+// order), keeping those the listing owns.
+func (s *System) scanAll(ctx context.Context, l keys.Listing, f func(store.Row)) (store.ScanMetrics, error) {
+	var total store.ScanMetrics
+	for _, prefix := range l.Branches {
+		sc := store.Scan{Start: nilIfEmpty(prefix), Stop: store.PrefixEnd(prefix)}
+		m, err := s.st.Scan(ctx, l.Table, sc, func(r store.Row) bool {
+			if l.Owns(r.Key) {
+				f(r)
+			}
+			return true
+		})
+		total.Add(m)
+		if err != nil {
+			return total, fmt.Errorf("scan %s: %w", l.Table, err)
+		}
+	}
+	return total, nil
 }
 
 // Candidate is a comment as the ranking job scores it.
@@ -119,18 +137,17 @@ func (s *System) RankJob(ctx context.Context, productIDs []string) (JobStats, er
 }
 
 func (s *System) bestComments(ctx context.Context, productID string) ([]Candidate, store.ScanMetrics, error) {
-	prefix, err := s.layout.ProductCommentPrefix(productID)
+	l, err := s.layout.Listing(keys.ProductComment, productID)
 	if err != nil {
 		return nil, store.ScanMetrics{}, fmt.Errorf("rank job: %w", err)
 	}
 	best := make([]Candidate, 0, keys.MaxRank+1)
 	var derr error
-	sc := store.Scan{Start: prefix, Stop: store.PrefixEnd(prefix)}
-	m, err := s.st.Scan(ctx, keys.ProductComment, sc, func(r store.Row) bool {
+	m, err := s.scanAll(ctx, l, func(r store.Row) {
 		k, err := s.layout.Decode(keys.ProductComment, r.Key)
 		if err != nil {
 			derr = err
-			return false
+			return
 		}
 		v, _ := r.Value(keys.Qualifier)
 		c := Candidate{CommentKey: v, ContentLen: k.ContentLen, Timestamp: k.Timestamp}
@@ -144,13 +161,12 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 			best = slices.Insert(best, i, c)
 			best = best[:min(len(best), keys.MaxRank)]
 		}
-		return true
 	})
 	if err == nil {
 		err = derr
 	}
 	if err != nil {
-		return nil, m, fmt.Errorf("rank job %s: scan %s: %w", productID, keys.ProductComment, err)
+		return nil, m, fmt.Errorf("rank job %s: %w", productID, err)
 	}
 	return best, m, nil
 }

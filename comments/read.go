@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"commentbench/keys"
 	"commentbench/model"
@@ -29,9 +30,12 @@ type Page struct {
 	// Next is the seed's nextIndexKey: the index row that starts the next
 	// page, nil on the last page.
 	Next []byte
-	// Scan is what the index scan cost the backend: rows read per page is
+	// Scan is what the index scans cost the backend: rows read per page is
 	// the measure that tells bounded scans from the seed's.
 	Scan store.ScanMetrics
+	// Scans is how many scans the page issued: one per branch of a salted
+	// listing, the price of spreading it.
+	Scans int
 }
 
 // Comments returns the comments that were found, in index order: what the
@@ -49,84 +53,222 @@ func (p Page) Comments() []model.Comment {
 // ProductPage lists a product's comments newest first. A nil cursor asks for
 // the first page; otherwise cursor is the previous page's Next.
 func (s *System) ProductPage(ctx context.Context, productID string, cursor []byte, limit int) (Page, error) {
-	prefix, err := s.layout.ProductCommentPrefix(productID)
+	l, err := s.layout.Listing(keys.ProductComment, productID)
 	if err != nil {
 		return Page{}, fmt.Errorf("product listing: %w", err)
 	}
-	return s.page(ctx, keys.ProductComment, prefix, cursor, limit)
+	return s.page(ctx, l, cursor, limit)
 }
 
 // UserPage lists a user's comments newest first, paged like ProductPage.
 func (s *System) UserPage(ctx context.Context, userID string, cursor []byte, limit int) (Page, error) {
-	prefix, err := s.layout.UserCommentPrefix(userID)
+	l, err := s.layout.Listing(keys.UserComment, userID)
 	if err != nil {
 		return Page{}, fmt.Errorf("user timeline: %w", err)
 	}
-	return s.page(ctx, keys.UserComment, prefix, cursor, limit)
+	return s.page(ctx, l, cursor, limit)
 }
 
-// Ranked returns a product's top n ranked comments. Rankings are not paged.
+// Ranked returns a product's top n ranked comments. Rankings are not paged,
+// and a design reads one with one prefix scan (keys.Parse insists).
 func (s *System) Ranked(ctx context.Context, productID string, n int) (Page, error) {
 	if n < 1 || n > MaxPageSize {
 		return Page{}, fmt.Errorf("ranked: n %d: want 1..%d", n, MaxPageSize)
 	}
-	prefix, err := s.layout.RankPrefix(productID)
+	l, err := s.layout.Listing(keys.ProductRank, productID)
 	if err != nil {
 		return Page{}, fmt.Errorf("ranked: %w", err)
 	}
-	rows, m, err := s.scanIndex(ctx, keys.ProductRank, s.listScan(prefix, nil, n))
+	rows, m, err := s.scanBranch(ctx, l, 0, nil, n)
 	if err != nil {
 		return Page{}, err
-	}
-	return s.resolve(ctx, rows, m)
-}
-
-func (s *System) page(ctx context.Context, table string, prefix, cursor []byte, limit int) (Page, error) {
-	if limit < 1 || limit > MaxPageSize {
-		return Page{}, fmt.Errorf("%s page: limit %d: want 1..%d", table, limit, MaxPageSize)
-	}
-	// The seed trusts any cursor, which is part of what the harness shows.
-	if s.mode == Bounded && cursor != nil && !bytes.HasPrefix(cursor, prefix) {
-		return Page{}, fmt.Errorf("%s page: cursor %x: %w", table, cursor, ErrBadCursor)
-	}
-	rows, m, err := s.scanIndex(ctx, table, s.listScan(prefix, cursor, limit+1))
-	if err != nil {
-		return Page{}, err
-	}
-	var next []byte
-	if len(rows) > limit {
-		next, rows = rows[limit].Key, rows[:limit]
 	}
 	p, err := s.resolve(ctx, rows, m)
-	p.Next = next
+	p.Scans = 1
 	return p, err
 }
 
-// listScan is where the two scan modes differ.
-func (s *System) listScan(prefix, cursor []byte, n int) store.Scan {
-	if s.mode == SeedScan {
-		if cursor == nil {
-			return store.Scan{Limit: n, Filter: store.PrefixFilter{Prefix: prefix}}
-		}
-		return store.Scan{Limit: n, Filter: store.RowFilter{Op: store.GreaterOrEqual, Value: cursor}}
-	}
-	start := prefix
-	if cursor != nil {
-		start = cursor
-	}
-	return store.Scan{Start: start, Stop: store.PrefixEnd(prefix), Limit: n}
+// branchRow is a row read from one branch of a listing.
+type branchRow struct {
+	branch int
+	row    store.Row
 }
 
-func (s *System) scanIndex(ctx context.Context, table string, sc store.Scan) ([]store.Row, store.ScanMetrics, error) {
+// page reads one page: each branch of the listing from its position, limit
+// + 1 rows at most, merged in listing order. The first limit rows are the
+// page; if more came back, Next records where every branch goes on.
+func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit int) (Page, error) {
+	if limit < 1 || limit > MaxPageSize {
+		return Page{}, fmt.Errorf("%s page: limit %d: want 1..%d", l.Table, limit, MaxPageSize)
+	}
+	pos, err := s.positions(l, cursor)
+	if err != nil {
+		return Page{}, err
+	}
+	var all []branchRow
+	var m store.ScanMetrics
+	scans := 0
+	for b, at := range pos {
+		if at.done {
+			continue
+		}
+		rows, bm, err := s.scanBranch(ctx, l, b, at.key, limit+1)
+		scans++
+		m.Add(bm)
+		if err != nil {
+			return Page{Scans: scans, Scan: m}, err
+		}
+		for _, r := range rows {
+			all = append(all, branchRow{b, r})
+		}
+	}
+	if len(pos) > 1 {
+		slices.SortStableFunc(all, func(a, b branchRow) int { return l.Compare(a.row.Key, b.row.Key) })
+	}
+	next := nextCursor(l, all, limit)
+	rows := make([]store.Row, 0, min(limit, len(all)))
+	for _, br := range all[:min(limit, len(all))] {
+		rows = append(rows, br.row)
+	}
+	p, err := s.resolve(ctx, rows, m)
+	p.Next, p.Scans = next, scans
+	return p, err
+}
+
+// position is where a branch of a listing goes on: from its start (key
+// nil), from key, or nowhere (done).
+type position struct {
+	key  []byte
+	done bool
+}
+
+// positions decodes a cursor. One branch: the cursor is the seed's
+// nextIndexKey. More: per branch, a byte 0 (done) or 1 followed by the key
+// to go on from.
+func (s *System) positions(l keys.Listing, cursor []byte) ([]position, error) {
+	pos := make([]position, len(l.Branches))
+	if cursor == nil {
+		return pos, nil
+	}
+	bad := fmt.Errorf("%s page: cursor %x: %w", l.Table, cursor, ErrBadCursor)
+	if len(pos) == 1 {
+		pos[0].key = cursor
+		// The seed trusts any cursor, which is part of what the harness shows.
+		if s.mode == Bounded && (len(cursor) != l.KeyLen || !bytes.HasPrefix(cursor, l.Branches[0])) {
+			return nil, bad
+		}
+		return pos, nil
+	}
+	rest := cursor
+	for b := range pos {
+		if len(rest) == 0 {
+			return nil, bad
+		}
+		flag := rest[0]
+		rest = rest[1:]
+		if flag == 0 {
+			pos[b].done = true
+			continue
+		}
+		if flag != 1 || len(rest) < l.KeyLen {
+			return nil, bad
+		}
+		pos[b].key, rest = rest[:l.KeyLen], rest[l.KeyLen:]
+		if s.mode == Bounded && !bytes.HasPrefix(pos[b].key, l.Branches[b]) {
+			return nil, bad
+		}
+	}
+	if len(rest) != 0 {
+		return nil, bad
+	}
+	return pos, nil
+}
+
+// nextCursor is nil when the page holds every row read; otherwise it is the
+// first unread row (one branch), or, per branch, the first row read and
+// not shown, or done when the branch returned no row past the page.
+func nextCursor(l keys.Listing, all []branchRow, limit int) []byte {
+	if len(all) <= limit {
+		return nil
+	}
+	if len(l.Branches) == 1 {
+		return all[limit].row.Key
+	}
+	first := make([][]byte, len(l.Branches))
+	for _, br := range all[limit:] {
+		if first[br.branch] == nil {
+			first[br.branch] = br.row.Key
+		}
+	}
+	var c []byte
+	for _, k := range first {
+		if k == nil {
+			c = append(c, 0)
+			continue
+		}
+		c = append(append(c, 1), k...)
+	}
+	return c
+}
+
+// scanBranch reads up to n rows of one branch of a listing, from key (nil:
+// from the branch's start).
+func (s *System) scanBranch(ctx context.Context, l keys.Listing, branch int, from []byte, n int) ([]store.Row, store.ScanMetrics, error) {
+	sc := s.listScan(l, branch, from, n)
 	var rows []store.Row
-	m, err := s.st.Scan(ctx, table, sc, func(r store.Row) bool {
+	m, err := s.st.Scan(ctx, l.Table, sc, func(r store.Row) bool {
+		if l.Filtered && !l.Matches(r.Key) {
+			return true
+		}
 		rows = append(rows, r)
-		return true
+		return len(rows) < n
 	})
 	if err != nil {
-		return nil, m, fmt.Errorf("scan %s: %w", table, err)
+		return nil, m, fmt.Errorf("scan %s: %w", l.Table, err)
 	}
 	return rows, m, nil
+}
+
+// listScan is where the two scan modes differ. A filtered listing drops
+// other owners' rows here, in the client, so the scan cannot stop at n
+// rows on its own.
+func (s *System) listScan(l keys.Listing, branch int, from []byte, n int) store.Scan {
+	prefix := l.Branches[branch]
+	limit := n
+	if l.Filtered {
+		limit = 0
+	}
+	if s.mode == SeedScan {
+		sc := store.Scan{Limit: limit, Reversed: l.Reversed}
+		switch {
+		case from != nil && l.Reversed:
+			sc.Filter = store.RowFilter{Op: store.LessOrEqual, Value: from}
+		case from != nil:
+			sc.Filter = store.RowFilter{Op: store.GreaterOrEqual, Value: from}
+		case len(prefix) > 0:
+			sc.Filter = store.PrefixFilter{Prefix: prefix}
+		}
+		return sc
+	}
+	if l.Reversed {
+		start := store.PrefixEnd(prefix)
+		if from != nil {
+			start = from
+		}
+		return store.Scan{Start: start, Stop: nilIfEmpty(prefix), Reversed: true, Limit: limit}
+	}
+	start := prefix
+	if from != nil {
+		start = from
+	}
+	return store.Scan{Start: nilIfEmpty(start), Stop: store.PrefixEnd(prefix), Limit: limit}
+}
+
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // resolve multi-gets the comments the index rows point at.

@@ -77,15 +77,19 @@ func (s *System) commentMutations(c model.Comment) ([]tableMutation, error) {
 			return nil, fmt.Errorf("%s id: %w", id.name, err)
 		}
 	}
-	ck, err := keys.CommentKey(c.OrderID, c.ProductID)
+	ck, err := s.layout.CommentKey(c.OrderID, c.ProductID)
 	if err != nil {
 		return nil, err
 	}
-	uk, err := s.layout.UserCommentKey(c.UserID, c.Timestamp, ck)
+	ix := keys.Key{UserID: c.UserID, ProductID: c.ProductID, OrderID: c.OrderID,
+		Timestamp: c.Timestamp, ContentLen: c.ContentLen()}
+	ix.Table = keys.UserComment
+	uk, err := s.layout.Encode(ix)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := s.layout.ProductCommentKey(c.ProductID, c.Timestamp, c.ContentLen(), ck)
+	ix.Table = keys.ProductComment
+	pk, err := s.layout.Encode(ix)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +138,7 @@ func (s *System) EditComment(ctx context.Context, orderID, productID, content st
 		return c, fmt.Errorf("edit comment %s/%s: %w", orderID, productID, ErrCommentNotFound)
 	}
 	c.Content, c.IsEdited = content, true
-	ck, _ := keys.CommentKey(orderID, productID) // valid: the get above used it
+	ck, _ := s.layout.CommentKey(orderID, productID) // valid: the get above used it
 	val, err := s.codec.Marshal(c)
 	if err != nil {
 		return c, err

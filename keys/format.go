@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -10,64 +11,90 @@ import (
 // ends in Z.
 const tsLayout = "2006-01-02T15:04:05.000Z07:00"
 
-func (k Key) format() string {
+// format prints the key's fields; with the table's parts, in key order and
+// with its literals, salts and hashes, so a sample reads like the bytes.
+func (k Key) format(t *TableKey) string {
 	var b strings.Builder
 	b.WriteString(showBytes(k.Table))
 	b.WriteByte('[')
-	switch k.Table {
-	case User, Seller, Product, Order:
-		field(&b, "id", k.ID)
-	case Comment:
-		field(&b, "order", k.OrderID)
-		field(&b, "prod", k.ProductID)
-	case UserComment:
-		k.formatUserComment(&b)
-	case ProductComment:
-		k.formatProductComment(&b)
-	case ProductRank:
-		field(&b, "prod", k.ProductID)
-		fmt.Fprintf(&b, " %s rank=%d", showBytes(string(k.Sep)), k.Rank)
-	default:
-		k.formatUnknown(&b)
+	if t == nil {
+		k.formatFields(&b)
+	} else {
+		k.formatParts(&b, t)
 	}
 	b.WriteByte(']')
 	return b.String()
 }
 
-func (k Key) formatUserComment(b *strings.Builder) {
-	field(b, "user", k.UserID)
-	b.WriteString(" ts=" + formatTs(k.Timestamp))
-	if k.OrderID != "" || k.ProductID != "" {
-		field(b, "order", k.OrderID)
-		field(b, "prod", k.ProductID)
-	}
-}
-
-func (k Key) formatProductComment(b *strings.Builder) {
-	field(b, "prod", k.ProductID)
-	fmt.Fprintf(b, " %s ts=%s len=%d", showBytes(string(k.Sep)), formatTs(k.Timestamp), k.ContentLen)
-	if k.OrderID != "" {
-		field(b, "order", k.OrderID)
-	}
-}
-
-// formatUnknown shows whatever ids a hand-made or zero Key carries.
-func (k Key) formatUnknown(b *strings.Builder) {
+func (k Key) formatFields(b *strings.Builder) {
 	for _, f := range [][2]string{{"id", k.ID}, {"user", k.UserID}, {"prod", k.ProductID}, {"order", k.OrderID}} {
 		if f[1] != "" {
 			field(b, f[0], f[1])
 		}
 	}
+	if k.Table == UserComment || k.Table == ProductComment || k.Timestamp != 0 {
+		field(b, "ts", formatTs(k.Timestamp))
+	}
+	if k.Table == ProductComment || k.ContentLen != 0 {
+		field(b, "len", fmt.Sprint(k.ContentLen))
+	}
+	if k.Rank != 0 {
+		field(b, "rank", fmt.Sprint(k.Rank))
+	}
+	if k.Opaque != "" {
+		field(b, "opaque", hex.EncodeToString([]byte(k.Opaque)))
+	}
 }
 
-// field writes " name=value", without the space when it is the first.
+var fieldLabels = map[string]string{FieldID: "id", FieldUserID: "user", FieldProductID: "prod", FieldOrderID: "order"}
+
+func (k Key) formatParts(b *strings.Builder, t *TableKey) {
+	key, _ := t.Append(nil, k)
+	off := 0
+	for _, p := range t.Parts {
+		raw := key[off : off+p.Width]
+		off += p.Width
+		switch p.Kind {
+		case PartField, PartReverse:
+			field(b, fieldLabels[p.Field], k.field(p.Field))
+		case PartLiteral:
+			field(b, "", string(p.Literal))
+		case PartTs, PartRevTs:
+			field(b, "ts", formatTs(k.Timestamp))
+		case PartLen, PartRevLen:
+			field(b, "len", fmt.Sprint(k.ContentLen))
+		case PartRank:
+			field(b, "rank", fmt.Sprint(k.Rank))
+		case PartSalt:
+			field(b, "salt", fmt.Sprint(bucketOf(raw)))
+		case PartHash:
+			field(b, "hash", hex.EncodeToString(raw))
+		}
+	}
+}
+
+// field writes " name=value" (or " value" without a name), without the
+// space when it is the first.
 func field(b *strings.Builder, name, v string) {
 	if !strings.HasSuffix(b.String(), "[") {
 		b.WriteByte(' ')
 	}
-	b.WriteString(name + "=" + showBytes(v))
+	if name != "" {
+		b.WriteString(name + "=")
+	}
+	b.WriteString(showBytes(v))
 }
 
 func formatTs(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format(tsLayout)
+}
+
+// Describe decodes key for a message or a sample: its parts in key order,
+// or, for bytes the design cannot decode, the table and the bytes quoted.
+func (d *Design) Describe(table string, key []byte) string {
+	k, err := d.Decode(table, key)
+	if err != nil {
+		return fmt.Sprintf("%s[%s]", table, quotedKey(key))
+	}
+	return k.format(d.Table(table))
 }

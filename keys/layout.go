@@ -1,13 +1,12 @@
-// Package keys owns the row-key bytes of the comment schema (SCHEMA.md): the
-// table names, builders and decoders for every table's keys, the two index
-// layouts (the seed's and a collision-free one), id generation, and split
-// points that cut the id alphabet evenly.
+// Package keys owns the row-key bytes of the comment schema (SCHEMA.md): key
+// designs (each table's key as fixed-width parts, read from a file), the
+// built-in designs, encoding and decoding of every table's keys, how a
+// listing is read (prefixes, salt buckets, order), split points, static
+// analysis of a design (lint), and id generation.
 //
 // It must not know about storage, serialization of values, or workloads: it
 // turns ids, timestamps and lengths into bytes and back.
 package keys
-
-import "fmt"
 
 // Table names, as the seed creates them. Each has one family, Family, and
 // one qualifier, Qualifier.
@@ -21,6 +20,9 @@ const (
 	ProductComment = "product-comment"
 	ProductRank    = "product-comment-rank"
 )
+
+// numTables is len(Tables), as a constant for the design's array.
+const numTables = 8
 
 // Tables lists every table: the five entity tables, then the three indexes.
 var Tables = []string{User, Seller, Product, Order, Comment, UserComment, ProductComment, ProductRank}
@@ -37,48 +39,8 @@ const IDLen = 10
 // MaxRank is how many ranked comments a product keeps.
 const MaxRank = 10
 
-// Layout builds and decodes the index-table keys. Entity and comment keys are
-// the same in every layout (see CommentKey and EntityKey).
-type Layout interface {
-	// Name is the layout's flag value: "seed" or "unique".
-	Name() string
-
-	// UserCommentKey is the user-comment row for a comment by userID at ts
-	// (ms). commentKey is the comment's row key (orderId ‖ productId).
-	UserCommentKey(userID string, ts int64, commentKey []byte) ([]byte, error)
-	// ProductCommentKey is the product-comment row; contentLen is the
-	// content's length in UTF-8 bytes.
-	ProductCommentKey(productID string, ts int64, contentLen int, commentKey []byte) ([]byte, error)
-	// RankKey is the product-comment-rank row for rank 1..MaxRank. It
-	// accepts up to MaxEncodableRank so fault injection can write the
-	// out-of-range rank a checker must catch.
-	RankKey(productID string, rank int) ([]byte, error)
-
-	// Prefixes every row of one user's timeline, one product's listing, one
-	// product's ranking starts with.
-	UserCommentPrefix(userID string) ([]byte, error)
-	ProductCommentPrefix(productID string) ([]byte, error)
-	RankPrefix(productID string) ([]byte, error)
-
-	// Decode parses a row key of any table (see Tables) into its fields.
-	Decode(table string, key []byte) (Key, error)
-}
-
-// Key is a decoded row key. Fields a table does not have are zero.
-type Key struct {
-	Table      string
-	ID         string // entity tables
-	UserID     string
-	ProductID  string
-	OrderID    string // comment table, and the unique layout's tie-breaker
-	Timestamp  int64  // ms, index tables
-	ContentLen int    // product-comment
-	Rank       int    // product-comment-rank
-	Sep        byte   // 'c' or 'r' for the product indexes
-}
-
-// String prints a key as, e.g.,
-// product-comment[prod=AbCdEfGhIj c ts=2026-11-21T04:05:06.123Z len=42].
-func (k Key) String() string { return k.format() }
-
-var _ fmt.Stringer = Key{}
+// MaxEncodableRank is the largest rank a key holds: the whole int16 the
+// seed's 2-byte field takes, not MaxRank. A fault-injection test writes an
+// 11th rank on purpose so the checker can show stale ranks; refusing to
+// build that key would hide the very bug the harness exists to show.
+const MaxEncodableRank = 32767

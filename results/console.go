@@ -25,6 +25,7 @@ func PrintSummary(w io.Writer, s Summary) error {
 	var b strings.Builder
 	printHeader(&b, s)
 	printOps(&b, s.Ops)
+	printListing(&b, s.Ops)
 	printPacing(&b, s.Pacing)
 	printViolations(&b, s.Violations)
 	printSpread(&b, s.Spread)
@@ -128,6 +129,23 @@ func human(ms float64) string {
 		return fmt.Sprintf("%.1fs", ms/1e3)
 	}
 	return fmt.Sprintf("%.1fm", ms/6e4)
+}
+
+// printListing shows what a listing page cost: the scans it issued and the
+// rows they read, per op that pages.
+func printListing(b *strings.Builder, ops []OpSummary) {
+	first := true
+	for _, o := range ops {
+		if o.Listing == nil {
+			continue
+		}
+		if first {
+			line(b, "listing cost per page   scans   rows read (mean, max)")
+			first = false
+		}
+		c := o.Listing
+		line(b, "  %-*s %7.1f   %.1f, %d", opWidth, cut(o.Op, opWidth), c.ScansPerPage, c.RowsPerPage, c.MaxRows)
+	}
 }
 
 func printPacing(b *strings.Builder, p Pacing) {

@@ -48,6 +48,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 			return Summary{}, err
 		}
 		o.Clamped = a.clamped
+		o.Listing = listingCost(a.cost)
 		out.Ops = append(out.Ops, o)
 	}
 	out.setRates()
@@ -82,6 +83,7 @@ type opAcc struct {
 	lat, svc      *hdr.Histogram
 	errs, clamped int64
 	byKind        map[string]int64
+	cost          Cost
 }
 
 func (a *opAcc) add(o OpSummary) error {
@@ -101,6 +103,9 @@ func (a *opAcc) add(o OpSummary) error {
 	a.svc.Merge(svc)
 	a.errs += o.Errors
 	a.clamped += o.Clamped
+	if o.Listing != nil {
+		a.cost.add(o.Listing.Cost)
+	}
 	for k, n := range o.ErrorsByKind {
 		a.byKind[k] += n
 	}

@@ -70,6 +70,38 @@ type opRec struct {
 	errs     int64            // errors since the last Collect
 	byKind   map[string]int64 // errors over the whole run
 	clamped  int64            // values moved into range over the whole run
+	cost     Cost             // listing pages' scans and rows over the whole run
+}
+
+// Cost is what an op's listing pages cost the backend: how many pages,
+// the scans they issued and the rows the scans read. A salted listing's
+// page issues a scan per bucket; the seed's scans read rows of other
+// products: this is where either shows.
+type Cost struct {
+	Pages   int64 `json:"pages"`
+	Scans   int64 `json:"scans"`
+	Rows    int64 `json:"rows_read"`
+	MaxRows int64 `json:"max_rows_per_page"`
+}
+
+func (c *Cost) add(o Cost) {
+	c.Pages += o.Pages
+	c.Scans += o.Scans
+	c.Rows += o.Rows
+	c.MaxRows = max(c.MaxRows, o.MaxRows)
+}
+
+// ScansPerPage and RowsPerPage are the means over the pages.
+func (c Cost) ScansPerPage() float64 { return perPage(c.Scans, c.Pages) }
+
+// RowsPerPage is the mean number of rows a page's scans read.
+func (c Cost) RowsPerPage() float64 { return perPage(c.Rows, c.Pages) }
+
+func perPage(n, pages int64) float64 {
+	if pages == 0 {
+		return 0
+	}
+	return float64(n) / float64(pages)
 }
 
 // NewRecorder makes a Recorder for one worker goroutine. It is safe to call
@@ -98,6 +130,14 @@ func (r *Recorder) Record(op int, intended, start, end time.Time, errKind string
 	} else {
 		o.clamped += record(o.lat, end.Sub(intended)) + record(o.svc, end.Sub(start))
 	}
+	r.mu.Unlock()
+}
+
+// RecordPage adds one listing page's cost to op: the scans it issued and
+// the rows they read.
+func (r *Recorder) RecordPage(op int, scans, rows int64) {
+	r.mu.Lock()
+	r.ops[op].cost.add(Cost{Pages: 1, Scans: scans, Rows: rows, MaxRows: rows})
 	r.mu.Unlock()
 }
 
@@ -198,6 +238,7 @@ type OpTotals struct {
 	Count, Errors, Clamped int64
 	ErrorsByKind           map[string]int64
 	Latency, Service       *hdr.Histogram
+	Cost                   Cost
 }
 
 // Totals merges every recorder's histograms and error counts, including
@@ -228,6 +269,7 @@ func (r *Recorder) addTo(ts []OpTotals) {
 		t.Latency.Merge(o.lat)
 		t.Service.Merge(o.svc)
 		t.Clamped += o.clamped
+		t.Cost.add(o.cost)
 		for k, n := range o.byKind {
 			t.ErrorsByKind[k] += n
 			t.Errors += n

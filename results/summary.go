@@ -61,6 +61,22 @@ type OpSummary struct {
 	// Compressed base64 HdrHistograms (µs), kept so runs merge exactly.
 	LatencyHist string `json:"latency_hist,omitempty"`
 	ServiceHist string `json:"service_hist,omitempty"`
+	// Listing is what the op's listing pages cost, for ops that read them.
+	Listing *ListingCost `json:"listing,omitempty"`
+}
+
+// ListingCost is Cost with its means per page, as summary.json shows it.
+type ListingCost struct {
+	Cost
+	ScansPerPage float64 `json:"scans_per_page"`
+	RowsPerPage  float64 `json:"rows_per_page"`
+}
+
+func listingCost(c Cost) *ListingCost {
+	if c.Pages == 0 {
+		return nil
+	}
+	return &ListingCost{Cost: c, ScansPerPage: c.ScansPerPage(), RowsPerPage: c.RowsPerPage()}
 }
 
 // Percentiles of one histogram, in milliseconds.
@@ -114,6 +130,7 @@ func (s *Set) Summary(start, end time.Time, config any) (Summary, error) {
 			return Summary{}, err
 		}
 		o.Clamped = t.Clamped
+		o.Listing = listingCost(t.Cost)
 		sum.Ops = append(sum.Ops, o)
 	}
 	sum.setRates()

@@ -117,6 +117,11 @@ type TableSpread struct {
 	Regions  int           `json:"regions"`
 	Requests uint64        `json:"requests"`
 	Hottest  []RegionShare `json:"hottest"`
+	// Writes and HottestWrites: the region that took most of the table's
+	// writes, with its share of them. A hot product or a monotonic key shows
+	// here even when reads spread over every region.
+	Writes        uint64       `json:"writes"`
+	HottestWrites *RegionShare `json:"hottest_writes,omitempty"`
 	// Over regions and over servers: max/mean (1 is even) and Gini (0 is even).
 	RegionMaxMean float64 `json:"region_max_mean"`
 	RegionGini    float64 `json:"region_gini"`
@@ -253,7 +258,24 @@ func table(name string, loads []Load, servers []string, describe Describe, top i
 	ts.HottestServerShare /= float64(ts.Requests)
 	ts.Ceiling = 1 / ts.HottestServerShare
 	ts.Hottest = hottest(loads, ts.Requests, describe, top)
+	ts.Writes, ts.HottestWrites = hottestWrites(loads, describe)
 	return ts
+}
+
+func hottestWrites(loads []Load, describe Describe) (uint64, *RegionShare) {
+	var total uint64
+	var top *Load
+	for i := range loads {
+		total += loads[i].Writes
+		if top == nil || loads[i].Writes > top.Writes {
+			top = &loads[i]
+		}
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	return total, &RegionShare{Name: top.Name, Server: top.Server, Share: float64(top.Writes) / float64(total),
+		Range: keyRange(top.Table, top.Start, top.End, describe)}
 }
 
 func hottest(loads []Load, total uint64, describe Describe, top int) []RegionShare {

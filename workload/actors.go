@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"commentbench/comments"
-	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/results"
 )
@@ -80,14 +79,14 @@ func (w *Worker) book(c model.Comment, err error) {
 	var we *comments.WriteError
 	switch {
 	case err == nil:
-		w.ledger.Write(results.Acked, commentKey(c))
+		w.ledger.Write(results.Acked, w.commentKey(c))
 	case errors.As(err, &we):
-		w.ledger.Write(results.Unknown, commentKey(c))
+		w.ledger.Write(results.Unknown, w.commentKey(c))
 	}
 }
 
-func commentKey(c model.Comment) []byte {
-	k, _ := keys.CommentKey(c.OrderID, c.ProductID) // valid: the write built it
+func (w *Worker) commentKey(c model.Comment) []byte {
+	k, _ := w.env.Sys.Layout().CommentKey(c.OrderID, c.ProductID) // valid: the write built it
 	return k
 }
 
@@ -153,8 +152,8 @@ type lister struct{}
 func (lister) Do(ctx context.Context, w *Worker, intended time.Time) {
 	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
 	start := time.Now()
-	_, err := w.env.Sys.ProductPage(ctx, p, nil, w.env.Scenario.PageSize)
-	w.record(OpLatest, intended, start, err)
+	pg, err := w.env.Sys.ProductPage(ctx, p, nil, w.env.Scenario.PageSize)
+	w.recordPage(OpLatest, intended, start, pg, err)
 }
 
 // rankedReader reads a product's top 10.
@@ -163,8 +162,8 @@ type rankedReader struct{}
 func (rankedReader) Do(ctx context.Context, w *Worker, intended time.Time) {
 	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
 	start := time.Now()
-	_, err := w.env.Sys.Ranked(ctx, p, 10)
-	w.record(OpRanked, intended, start, err)
+	pg, err := w.env.Sys.Ranked(ctx, p, 10)
+	w.recordPage(OpRanked, intended, start, pg, err)
 }
 
 // ranker runs the batch ranking job over the products commented since its

@@ -104,6 +104,14 @@ func (w *Worker) record(op int, intended, start time.Time, err error) {
 	}
 }
 
+// recordPage records a listing page, and on success what it cost.
+func (w *Worker) recordPage(op int, intended, start time.Time, pg comments.Page, err error) {
+	w.record(op, intended, start, err)
+	if w.counting && err == nil {
+		w.rec.RecordPage(op, int64(pg.Scans), pg.Scan.RowsScanned)
+	}
+}
+
 // ErrorKind names an error's class for the error counts: the kinds a user
 // acts on differently.
 func ErrorKind(err error) string {

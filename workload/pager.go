@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -60,10 +59,10 @@ func (v *Violations) Snapshot() map[string]*results.Violation {
 
 // walk is one pager's pass over a listing and what it checks.
 type walk struct {
-	w      *Worker
-	table  string // the index table, to decode keys in samples
-	owner  string // the product or user walked
-	prefix []byte
+	w     *Worker
+	table string // the index table, to decode keys in samples
+	owner string // the product or user walked
+	list  keys.Listing
 	// acked is how many comments of owner were acknowledged before the walk
 	// began; every one of them is stamped no later than t0.
 	acked int64
@@ -83,8 +82,8 @@ type pager struct{}
 func (pager) Do(ctx context.Context, w *Worker, intended time.Time) {
 	i := w.env.Products.Pick(w.r)
 	p := w.env.Pop.Products[i]
-	prefix, _ := w.env.Sys.Layout().ProductCommentPrefix(p)
-	wk := &walk{w: w, table: keys.ProductComment, owner: p, prefix: prefix, op: OpPage,
+	list, _ := w.env.Sys.Layout().Listing(keys.ProductComment, p) // p is a valid id
+	wk := &walk{w: w, table: keys.ProductComment, owner: p, list: list, op: OpPage,
 		acked: w.env.Acked.products[i].Load(), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.ProductPage(ctx, p, c, w.env.Scenario.PageSize)
@@ -98,8 +97,8 @@ type timelinePager struct{}
 func (timelinePager) Do(ctx context.Context, w *Worker, intended time.Time) {
 	i := w.r.IntN(len(w.env.Pop.Users))
 	u := w.env.Pop.Users[i]
-	prefix, _ := w.env.Sys.Layout().UserCommentPrefix(u)
-	wk := &walk{w: w, table: keys.UserComment, owner: u, prefix: prefix, op: OpTimeline,
+	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
+	wk := &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,
 		acked: w.env.Acked.users[i].Load(), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.UserPage(ctx, u, c, w.env.Scenario.PageSize)
@@ -119,7 +118,7 @@ func (wk *walk) run(ctx context.Context, intended time.Time, mine func(comments.
 			intended = start // only the first page waited for its arrival
 		}
 		pg, err := wk.fetch(ctx, cursor)
-		wk.w.record(wk.op, intended, start, err)
+		wk.w.recordPage(wk.op, intended, start, pg, err)
 		if err != nil {
 			return
 		}
@@ -135,7 +134,7 @@ func (wk *walk) run(ctx context.Context, intended time.Time, mine func(comments.
 }
 
 func (wk *walk) check(e comments.Entry, mine func(comments.Entry) bool) {
-	if !bytes.HasPrefix(e.IndexKey, wk.prefix) {
+	if !wk.list.Owns(e.IndexKey) {
 		wk.left = true
 		wk.violate(VForeign, 1, fmt.Sprintf("walking %s: %s", wk.owner, wk.decode(e.IndexKey)))
 		return
@@ -143,7 +142,7 @@ func (wk *walk) check(e comments.Entry, mine func(comments.Entry) bool) {
 	if e.Found && !mine(e) {
 		wk.violate(VForeign, 1, fmt.Sprintf("%s -> comment of another: %q", wk.decode(e.IndexKey), e.CommentKey))
 	}
-	if wk.prev != nil && bytes.Compare(e.IndexKey, wk.prev) <= 0 {
+	if wk.prev != nil && wk.list.Compare(e.IndexKey, wk.prev) <= 0 {
 		wk.violate(VOutOfOrder, 1, fmt.Sprintf("%s after %s", wk.decode(e.IndexKey), wk.decode(wk.prev)))
 	}
 	wk.prev = e.IndexKey
@@ -175,8 +174,5 @@ func (wk *walk) violate(kind string, n int64, sample string) {
 }
 
 func (wk *walk) decode(key []byte) string {
-	if k, err := wk.w.env.Sys.Layout().Decode(wk.table, key); err == nil {
-		return k.String()
-	}
-	return fmt.Sprintf("%q", key)
+	return wk.w.env.Sys.Layout().Describe(wk.table, key)
 }

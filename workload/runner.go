@@ -65,11 +65,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	splits, err := keys.SplitPoints(scheme, sc.Regions)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Sys.CreateTables(ctx, splits); err != nil {
+	if err := cfg.Sys.CreateTables(ctx, scheme, sc.Regions); err != nil {
 		return nil, err
 	}
 	pop, err := seedPopulation(ctx, cfg.Sys, sc, scheme)

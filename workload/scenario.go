@@ -38,7 +38,7 @@ const (
 type Scenario struct {
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
-	Layout      string `yaml:"layout" json:"layout"` // keys.LayoutByName: "seed" | "unique"
+	Layout      string `yaml:"layout" json:"layout"` // keys.Load: a built-in design or a design file
 	Scan        string `yaml:"scan" json:"scan"`     // comments.ParseScanMode: "bounded" | "seed"
 	IDs         string `yaml:"ids" json:"ids"`       // keys.SchemeByName: "random" | "sequential"
 	Seed        uint64 `yaml:"seed" json:"seed"`
@@ -194,7 +194,7 @@ func (s Scenario) checkChoices() []error {
 	if s.Name == "" {
 		errs = append(errs, errors.New(`name: "" (want a name for reports)`))
 	}
-	if _, err := keys.LayoutByName(s.Layout); err != nil {
+	if _, err := keys.Load(s.Layout); err != nil {
 		errs = append(errs, fmt.Errorf("layout: %w", err))
 	}
 	if _, err := comments.ParseScanMode(s.Scan); err != nil {

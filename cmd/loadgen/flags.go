@@ -20,6 +20,7 @@ import (
 type options struct {
 	backend      backend.Flags
 	sc           workload.Scenario
+	design       *keys.Design // sc.Layout, loaded
 	out          string
 	slos         []results.SLO
 	quiet        bool
@@ -57,7 +58,7 @@ var (
 )
 
 func (b *binder) register() {
-	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "index key layout: "+strings.Join(keys.LayoutNames(), ", "))
+	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; see 'loadgen lint'")
 	bind(b, "scan", func(s *workload.Scenario) *string { return &s.Scan }, stringVar, "listing scans: bounded (start/stop rows) or seed (filters from the table's start)")
 	bind(b, "ids", func(s *workload.Scenario) *string { return &s.IDs }, stringVar, "id scheme: "+strings.Join(keys.SchemeNames(), ", "))
 	bind(b, "seed", func(s *workload.Scenario) *uint64 { return &s.Seed }, uint64Var, "random seed: the same seed gives the same operation sequence per worker")
@@ -138,6 +139,7 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 	if err := o.sc.Validate(); err != nil {
 		return err
 	}
+	o.design, _ = keys.Load(o.sc.Layout) // Validate loaded it
 	if err := o.backend.Validate(); err != nil {
 		return err
 	}

@@ -61,15 +61,19 @@ func load(o *options, stdout, stderr io.Writer) int {
 	return code
 }
 
-// checkLayout refuses to add to data written with another key layout.
+// checkLayout refuses, before anything is written, to add to data written
+// with another key design, naming the first table and part that differ.
 func (o *options) checkLayout(ctx context.Context, st store.Store) error {
 	got, found, err := comments.RecordedLayout(ctx, st)
 	if err != nil {
 		return err
 	}
-	if found && got != o.sc.Layout {
-		return fmt.Errorf("--layout %s: the data in the %s was written with layout %s: %w",
-			o.sc.Layout, o.backend.Describe(), got, comments.ErrLayoutMismatch)
+	if !found {
+		return nil
+	}
+	if diff := o.design.Diff(got); diff != "" {
+		return fmt.Errorf("--layout %s: the data in the %s was written with design %s (%s): %w",
+			o.sc.Layout, o.backend.Describe(), got.Name(), diff, comments.ErrLayoutMismatch)
 	}
 	return nil
 }
@@ -105,7 +109,7 @@ func interrupts() (context.Context, chan struct{}) {
 
 func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abort chan struct{}, stdout, stderr io.Writer) (int, error) {
 	sc := o.sc
-	layout, _ := keys.LayoutByName(sc.Layout) // validated
+	layout := o.design
 	mode, _ := comments.ParseScanMode(sc.Scan)
 	set := results.NewSet(workload.OpNames, time.Duration(sc.Interval))
 	rep := progress.New(os.Stderr, o.quiet)
@@ -154,7 +158,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	return sloExit(sum.SLOs), nil
 }
 
-func (o *options) summarize(ctx context.Context, st store.Store, set *results.Set, res workload.Outcome, layout keys.Layout) (results.Summary, error) {
+func (o *options) summarize(ctx context.Context, st store.Store, set *results.Set, res workload.Outcome, layout *keys.Design) (results.Summary, error) {
 	sum, err := set.Summary(res.Start, res.End, o.config())
 	if err != nil {
 		return sum, err
@@ -255,10 +259,10 @@ func serverNames(ctx context.Context, st store.Store) ([]string, error) {
 
 // describeKey decodes a region boundary with the layout when it is a whole
 // key; pre-split boundaries are id prefixes and print quoted.
-func describeKey(l keys.Layout) spread.Describe {
+func describeKey(l *keys.Design) spread.Describe {
 	return func(table string, k []byte) string {
-		if d, err := l.Decode(table, k); err == nil {
-			return d.String()
+		if _, err := l.Decode(table, k); err == nil {
+			return l.Describe(table, k)
 		}
 		return fmt.Sprintf("%q", k)
 	}

@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	o.backend.Register(fs)
-	fs.StringVar(&o.layout, "layout", "", "index key layout ("+strings.Join(keys.LayoutNames(), ", ")+"); default: the one recorded in the data")
+	fs.StringVar(&o.layout, "layout", "", "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; default: the design recorded in the data")
 	fs.BoolVar(&o.json, "json", false, "print the report as a JSON document")
 	fs.StringVar(&o.run, "run", "", "a loadgen results directory: also check that every comment it acknowledged exists")
 	fs.BoolVar(&o.repair, "repair", false, "write missing index rows, delete dangling and mismatched ones, rebuild broken rankings (dry run without --yes)")
@@ -128,27 +128,31 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	return 0
 }
 
-// resolveLayout takes the layout the data recorded; a --layout that
-// contradicts it is refused, since every index key would read wrong.
-func (o *options) resolveLayout(ctx context.Context, st store.Store) (keys.Layout, string, error) {
+// resolveLayout takes the design the data recorded; a --layout that
+// contradicts it is refused, naming the first table and part that differ,
+// since every index key would read wrong.
+func (o *options) resolveLayout(ctx context.Context, st store.Store) (*keys.Design, string, error) {
 	recorded, found, err := comments.RecordedLayout(ctx, st)
 	if err != nil {
 		return nil, "", err
 	}
-	switch {
-	case found && o.layout != "" && o.layout != recorded:
-		return nil, "", fmt.Errorf("--layout %s: the data was written with layout %s: %w", o.layout, recorded, comments.ErrLayoutMismatch)
-	case found:
-		l, err := keys.LayoutByName(recorded)
-		return l, "recorded in the data", err
-	case o.layout == "":
-		return nil, "", errors.New("the data does not record its layout: give --layout (" + strings.Join(keys.LayoutNames(), " or ") + ")")
+	if o.layout == "" {
+		if !found {
+			return nil, "", errors.New("the data does not record its design: give --layout (" + strings.Join(keys.BuiltinNames(), ", ") + ", or a design file)")
+		}
+		return recorded, "recorded in the data", nil
 	}
-	l, err := keys.LayoutByName(o.layout)
+	given, err := keys.Load(o.layout)
 	if err != nil {
 		return nil, "", fmt.Errorf("--layout: %w", err)
 	}
-	return l, "from --layout", nil
+	if !found {
+		return given, "from --layout", nil
+	}
+	if diff := given.Diff(recorded); diff != "" {
+		return nil, "", fmt.Errorf("--layout %s: the data was written with design %s (%s): %w", o.layout, recorded.Name(), diff, comments.ErrLayoutMismatch)
+	}
+	return recorded, "recorded in the data", nil
 }
 
 // requireTables fails early on a store that holds no comment system.

@@ -1,0 +1,444 @@
+package keys
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Design is a key design: for each of the eight tables, its row key as an
+// ordered list of fixed-width parts and how the table is pre-split. It is
+// read from a YAML file (see Parse); the built-in designs are such files,
+// embedded. Everything that builds, decodes, scans or splits keys asks the
+// design, so a user's own design runs through the same code as the seed's.
+type Design struct {
+	name        string
+	description string
+	source      []byte // the file as written, printed by lint --print and recorded with the data
+	file        string
+	tables      [numTables]*TableKey
+}
+
+// TableKey is one table's row key.
+type TableKey struct {
+	Table  string
+	Parts  []Part
+	Len    int // bytes: every part is fixed-width
+	Splits SplitSpec
+	line   int
+}
+
+// PartKind is what a part of a key is made from.
+type PartKind int
+
+// The kinds of part.
+const (
+	PartField   PartKind = iota // an id field, its bytes as they are
+	PartLiteral                 // constant bytes
+	PartTs                      // timestamp ms, 8 bytes big-endian: oldest first
+	PartRevTs                   // MaxInt64 − timestamp: newest first
+	PartLen                     // content length in UTF-8 bytes, 4 bytes: shortest first
+	PartRevLen                  // MaxInt32 − length: longest first
+	PartRank                    // rank 1.., 2 bytes
+	PartSalt                    // bucket 0..N-1 from a hash of fields
+	PartHash                    // first K bytes of a hash of a field
+	PartReverse                 // a field's bytes reversed
+)
+
+// Part is one fixed-width piece of a row key.
+type Part struct {
+	Kind    PartKind
+	Field   string   // PartField, PartHash, PartReverse: the field's name
+	Fields  []string // PartSalt: the hashed fields, in order
+	Buckets int      // PartSalt
+	Literal []byte   // PartLiteral
+	Width   int
+	Source  string // as written in the file
+	line    int
+}
+
+// The id fields a part can name.
+const (
+	FieldID        = "id"
+	FieldUserID    = "userId"
+	FieldProductID = "productId"
+	FieldOrderID   = "orderId"
+	FieldSellerID  = "sellerId"
+)
+
+// Key is a decoded row key, or the fields to build one from. Fields a table's
+// key does not hold are zero.
+type Key struct {
+	Table      string
+	ID         string // entity tables
+	UserID     string
+	ProductID  string
+	OrderID    string
+	Timestamp  int64 // ms
+	ContentLen int   // UTF-8 bytes
+	Rank       int
+	// Opaque holds, in key order, the bytes of salt and hash parts whose
+	// fields the key itself does not hold (a user-comment key salted by the
+	// comment it points at, say): Decode cannot check them, and Encode needs
+	// them back to rebuild the same bytes.
+	Opaque string
+}
+
+// String prints a key as, e.g.,
+// product-comment[prod=AbCdEfGhIj c ts=2026-11-21T04:05:06.123Z len=42].
+func (k Key) String() string { return k.format(nil) }
+
+var _ fmt.Stringer = Key{}
+
+// Name is the design's name, as its file gives it.
+func (d *Design) Name() string { return d.name }
+
+// Description is the design's own account of itself.
+func (d *Design) Description() string { return d.description }
+
+// Source is the design file's bytes.
+func (d *Design) Source() []byte { return d.source }
+
+// File is where the design was read from: a path, or builtin:NAME.
+func (d *Design) File() string { return d.file }
+
+// Table is one table's key, or nil for a name that is not a table.
+func (d *Design) Table(name string) *TableKey {
+	if i := tableIndex(name); i >= 0 {
+		return d.tables[i]
+	}
+	return nil
+}
+
+func tableIndex(name string) int {
+	for i, t := range Tables {
+		if t == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *Design) table(name string) (*TableKey, error) {
+	if t := d.Table(name); t != nil {
+		return t, nil
+	}
+	return nil, errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(Tables, ", "))
+}
+
+// Encode builds the row key of k.Table from k's fields.
+func (d *Design) Encode(k Key) ([]byte, error) {
+	t, err := d.table(k.Table)
+	if err != nil {
+		return nil, err
+	}
+	return t.Append(make([]byte, 0, t.Len), k)
+}
+
+// EntityKey is the row key of an entity table (user, seller, product,
+// order) for id.
+func (d *Design) EntityKey(table, id string) ([]byte, error) {
+	return d.Encode(Key{Table: table, ID: id})
+}
+
+// CommentKey is the comment table's row key: a comment is identified by its
+// order and product, and index rows hold this key as their value.
+func (d *Design) CommentKey(orderID, productID string) ([]byte, error) {
+	return d.Encode(Key{Table: Comment, OrderID: orderID, ProductID: productID})
+}
+
+// RankKey is the product-comment-rank row of rank (1..MaxEncodableRank).
+func (d *Design) RankKey(productID string, rank int) ([]byte, error) {
+	return d.Encode(Key{Table: ProductRank, ProductID: productID, Rank: rank})
+}
+
+// Append appends the key of k to dst.
+func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) {
+	opaque := k.Opaque
+	for i := range t.Parts {
+		p := &t.Parts[i]
+		var err error
+		switch p.Kind {
+		case PartField:
+			dst, err = appendID(dst, t.Table, p.Field, k.field(p.Field))
+		case PartReverse:
+			start := len(dst)
+			if dst, err = appendID(dst, t.Table, p.Field, k.field(p.Field)); err == nil {
+				reverseBytes(dst[start:])
+			}
+		case PartLiteral:
+			dst = append(dst, p.Literal...)
+		case PartTs, PartRevTs:
+			if k.Timestamp < 0 {
+				return nil, errorf(ErrOutOfRange, "timestamp %d ms is negative, want >= 0", k.Timestamp)
+			}
+			v := uint64(k.Timestamp)
+			if p.Kind == PartRevTs {
+				v = uint64(math.MaxInt64 - k.Timestamp)
+			}
+			dst = binary.BigEndian.AppendUint64(dst, v)
+		case PartLen, PartRevLen:
+			if k.ContentLen < 0 || k.ContentLen > math.MaxInt32 {
+				return nil, errorf(ErrOutOfRange, "content length %d, want 0..%d", k.ContentLen, math.MaxInt32)
+			}
+			v := uint32(k.ContentLen)
+			if p.Kind == PartRevLen {
+				v = uint32(math.MaxInt32 - k.ContentLen)
+			}
+			dst = binary.BigEndian.AppendUint32(dst, v)
+		case PartRank:
+			if k.Rank < 1 || k.Rank > MaxEncodableRank {
+				return nil, errorf(ErrOutOfRange, "rank %d, want 1..%d", k.Rank, MaxEncodableRank)
+			}
+			dst = binary.BigEndian.AppendUint16(dst, uint16(k.Rank))
+		case PartSalt, PartHash:
+			dst, opaque, err = p.appendDerived(dst, t.Table, k, opaque)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+func appendID(dst []byte, table, field, id string) ([]byte, error) {
+	if len(id) != IDLen {
+		return nil, errorf(ErrBadID, "%s key: %s %s is %d bytes, want %d", table, field, quoted(id), len(id), IDLen)
+	}
+	return append(dst, id...), nil
+}
+
+// appendDerived appends a salt or hash computed from k's fields, or, when k
+// lacks them, the next bytes of its opaque remainder.
+func (p *Part) appendDerived(dst []byte, table string, k Key, opaque string) ([]byte, string, error) {
+	if k.has(p.inputs()) {
+		return p.derive(dst, k), opaque, nil
+	}
+	if len(opaque) < p.Width {
+		return nil, opaque, errorf(ErrBadID, "%s key: %s needs %s", table, p.Source, strings.Join(p.inputs(), " and "))
+	}
+	return append(dst, opaque[:p.Width]...), opaque[p.Width:], nil
+}
+
+// inputs are the fields a derived part is computed from.
+func (p *Part) inputs() []string {
+	if p.Kind == PartSalt {
+		return p.Fields
+	}
+	return []string{p.Field}
+}
+
+// derive appends the part's bytes computed from k, which holds its inputs.
+func (p *Part) derive(dst []byte, k Key) []byte {
+	h := uint64(fnvOffset)
+	for _, f := range p.inputs() {
+		h = fnv1a(h, k.field(f))
+	}
+	if p.Kind == PartHash {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], h)
+		return append(dst, b[:p.Width]...)
+	}
+	return appendBucket(dst, int(h%uint64(p.Buckets)), p.Width)
+}
+
+func appendBucket(dst []byte, b, width int) []byte {
+	if width == 1 {
+		return append(dst, byte(b))
+	}
+	return binary.BigEndian.AppendUint16(dst, uint16(b))
+}
+
+// FNV-1a, 64 bits (the FNV specification's offset basis and prime): salts
+// and hashes are this over the fields' bytes, so anyone can compute the same
+// keys in their own code.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv1a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// Salt is the bucket salt(fields, buckets) gives for these field values, in
+// the order the part names them.
+func Salt(buckets int, values ...string) int {
+	h := uint64(fnvOffset)
+	for _, v := range values {
+		h = fnv1a(h, v)
+	}
+	return int(h % uint64(buckets))
+}
+
+func reverseBytes(b []byte) {
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+}
+
+func (k Key) field(name string) string {
+	switch name {
+	case FieldID:
+		return k.ID
+	case FieldUserID:
+		return k.UserID
+	case FieldProductID:
+		return k.ProductID
+	case FieldOrderID:
+		return k.OrderID
+	}
+	return ""
+}
+
+func (k *Key) setField(name, v string) {
+	switch name {
+	case FieldID:
+		k.ID = v
+	case FieldUserID:
+		k.UserID = v
+	case FieldProductID:
+		k.ProductID = v
+	case FieldOrderID:
+		k.OrderID = v
+	}
+}
+
+func (k Key) has(fields []string) bool {
+	for _, f := range fields {
+		if k.field(f) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Decode parses a row key of table into its fields. It never panics: the
+// length is checked first, and every field that would overflow when
+// un-reversed is an error, so whatever Decode accepts, Encode turns back
+// into the same bytes. A salt or hash whose fields the key holds must agree
+// with them.
+func (d *Design) Decode(table string, key []byte) (Key, error) {
+	t, err := d.table(table)
+	if err != nil {
+		return Key{}, err
+	}
+	if len(key) != t.Len {
+		return Key{}, errorf(ErrBadKey, "%s key %s is %d bytes, want %d in design %s",
+			table, quotedKey(key), len(key), t.Len, d.name)
+	}
+	k := Key{Table: table}
+	off := 0
+	for i := range t.Parts {
+		p := &t.Parts[i]
+		if err := p.decode(&k, key, off, t.Table); err != nil {
+			return Key{}, err
+		}
+		off += p.Width
+	}
+	return k, t.checkDerived(&k, key)
+}
+
+func (p *Part) decode(k *Key, key []byte, off int, table string) error {
+	b := key[off : off+p.Width]
+	switch p.Kind {
+	case PartField:
+		k.setField(p.Field, string(b))
+	case PartReverse:
+		r := []byte(string(b))
+		reverseBytes(r)
+		k.setField(p.Field, string(r))
+	case PartLiteral:
+		if string(b) != string(p.Literal) {
+			return errorf(ErrBadKey, "%s key %s: bytes %d..%d are %q, want %s", table, quotedKey(key), off, off+p.Width-1, b, p.Source)
+		}
+	case PartTs, PartRevTs:
+		v := int64(binary.BigEndian.Uint64(b))
+		if v < 0 {
+			return errorf(ErrBadKey, "%s key %s: %s %#016x is negative, so no ts >= 0 made it", table, quotedKey(key), p.Source, uint64(v))
+		}
+		if k.Timestamp = v; p.Kind == PartRevTs {
+			k.Timestamp = math.MaxInt64 - v
+		}
+	case PartLen, PartRevLen:
+		v := int32(binary.BigEndian.Uint32(b))
+		if v < 0 {
+			return errorf(ErrBadKey, "%s key %s: %s %#08x is negative, so no length >= 0 made it", table, quotedKey(key), p.Source, uint32(v))
+		}
+		if k.ContentLen = int(v); p.Kind == PartRevLen {
+			k.ContentLen = int(math.MaxInt32 - v)
+		}
+	case PartRank:
+		r := int16(binary.BigEndian.Uint16(b))
+		if r < 1 {
+			return errorf(ErrBadKey, "%s key %s: rank %d, want 1..%d", table, quotedKey(key), r, MaxEncodableRank)
+		}
+		k.Rank = int(r)
+	}
+	return nil
+}
+
+// checkDerived compares each salt and hash with its fields, once every
+// field is decoded; one whose fields the key lacks is kept as Opaque.
+func (t *TableKey) checkDerived(k *Key, key []byte) error {
+	off := 0
+	var opaque []byte
+	for i := range t.Parts {
+		p := &t.Parts[i]
+		b := key[off : off+p.Width]
+		off += p.Width
+		if p.Kind != PartSalt && p.Kind != PartHash {
+			continue
+		}
+		if !k.has(p.inputs()) {
+			if p.Kind == PartSalt && bucketOf(b) >= p.Buckets {
+				return errorf(ErrBadKey, "%s key %s: %s bucket %d, want 0..%d", t.Table, quotedKey(key), p.Source, bucketOf(b), p.Buckets-1)
+			}
+			opaque = append(opaque, b...)
+			continue
+		}
+		if want := p.derive(nil, *k); string(want) != string(b) {
+			return errorf(ErrBadKey, "%s key %s: %s is %x, its fields give %x", t.Table, quotedKey(key), p.Source, b, want)
+		}
+	}
+	k.Opaque = string(opaque)
+	return nil
+}
+
+func bucketOf(b []byte) int {
+	if len(b) == 1 {
+		return int(b[0])
+	}
+	return int(binary.BigEndian.Uint16(b))
+}
+
+// GroupLen is how many leading bytes of table's keys no edit of a comment
+// changes: the parts before the first content-length part. A checker groups
+// index rows by them, because an index row keeps the length the comment had
+// when it was written.
+func (t *TableKey) GroupLen() int {
+	n := 0
+	for _, p := range t.Parts {
+		if p.Kind == PartLen || p.Kind == PartRevLen {
+			break
+		}
+		n += p.Width
+	}
+	return n
+}
+
+// Has reports whether the key holds a part of kind (and, for fields, the
+// named field as it is).
+func (t *TableKey) Has(kind PartKind, field string) bool {
+	for _, p := range t.Parts {
+		if p.Kind == kind && (field == "" || p.Field == field) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,217 @@
+package keys
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// MaxFanout bounds how many scans one listing page may issue: a salt over
+// fields a read does not have makes it read every bucket.
+const MaxFanout = 4096
+
+// listPlan is how a listing of one owner is read from a table's keys.
+type listPlan struct {
+	owner    string
+	prefix   int   // parts in the prefix a read can build (salts enumerated)
+	fanned   []int // parts of the prefix that are salts over other fields
+	fanout   int   // branches: the product of their bucket counts
+	filtered bool  // the owner is not in the prefix: rows are filtered by it
+	reversed bool  // ts ascending comes first after the prefix: read backwards for newest first
+}
+
+// ownedBy reports whether the part is made from owner alone.
+func (p *Part) ownedBy(owner string) bool {
+	switch p.Kind {
+	case PartLiteral:
+		return true
+	case PartField, PartReverse, PartHash:
+		return p.Field == owner
+	case PartSalt:
+		for _, f := range p.Fields {
+			if f != owner {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (t *TableKey) plan(owner string) listPlan {
+	l := listPlan{owner: owner, fanout: 1}
+	seen := false
+	for i, p := range t.Parts {
+		switch {
+		case p.ownedBy(owner):
+			seen = seen || p.Kind != PartLiteral
+		case p.Kind == PartSalt && l.fanout*p.Buckets <= MaxFanout:
+			l.fanned = append(l.fanned, i)
+			l.fanout *= p.Buckets
+		default:
+			l.prefix = i
+			l.filtered = !seen
+			l.reversed = t.firstTime(i) == PartTs
+			return l
+		}
+	}
+	l.prefix = len(t.Parts)
+	return l
+}
+
+// firstTime is the kind of the first timestamp part at or after part i.
+func (t *TableKey) firstTime(i int) PartKind {
+	for _, p := range t.Parts[i:] {
+		if p.Kind == PartTs || p.Kind == PartRevTs {
+			return p.Kind
+		}
+	}
+	return PartField
+}
+
+// Listing is how to read one owner's rows of an index table (a product's
+// listing or ranking, a user's timeline) in listing order: newest first
+// for the listings, rank order for rankings.
+type Listing struct {
+	Table string
+	// Branches are the prefixes to scan, one per salt bucket a read cannot
+	// derive (one when there is no such salt). Each branch is one scan.
+	Branches [][]byte
+	// Reversed: read each branch backwards (the key holds ts ascending).
+	Reversed bool
+	// Filtered: the owner is not in the prefix, so a branch holds other
+	// owners' rows too and Owns tells them apart.
+	Filtered bool
+	// KeyLen is the table's key length.
+	KeyLen int
+	skip   int    // bytes of the prefix: order is decided by what follows
+	owned  []span // bytes the owner fixes past the prefix
+}
+
+type span struct {
+	off int
+	b   []byte
+}
+
+// Listing returns how to read owner's rows of table: the user-comment
+// timeline (owner is a userId), the product-comment listing or the
+// product-comment-rank ranking (a productId).
+func (d *Design) Listing(table, owner string) (Listing, error) {
+	t, err := d.table(table)
+	if err != nil {
+		return Listing{}, err
+	}
+	field := FieldProductID
+	switch table {
+	case UserComment:
+		field = FieldUserID
+	case ProductComment, ProductRank:
+	default:
+		return Listing{}, fmt.Errorf("%s is not listed: want %s, %s or %s", table, UserComment, ProductComment, ProductRank)
+	}
+	if err := CheckID(owner); err != nil {
+		return Listing{}, err
+	}
+	pl := t.plan(field)
+	k := Key{Table: table}
+	k.setField(field, owner)
+	l := Listing{Table: table, Reversed: pl.reversed, Filtered: pl.filtered, KeyLen: t.Len}
+	l.Branches, l.skip = t.branches(pl, k)
+	off := l.skip
+	for _, p := range t.Parts[pl.prefix:] {
+		if p.ownedBy(field) && p.Kind != PartLiteral {
+			l.owned = append(l.owned, span{off, p.ownerBytes(k)})
+		}
+		off += p.Width
+	}
+	return l, nil
+}
+
+func (p *Part) ownerBytes(k Key) []byte {
+	switch p.Kind {
+	case PartLiteral:
+		return p.Literal
+	case PartField:
+		return []byte(k.field(p.Field))
+	case PartReverse:
+		b := []byte(k.field(p.Field))
+		reverseBytes(b)
+		return b
+	}
+	return p.derive(nil, k)
+}
+
+// branches builds the prefix of every branch: the owner's parts, with each
+// salt the read cannot derive enumerated bucket by bucket.
+func (t *TableKey) branches(pl listPlan, k Key) ([][]byte, int) {
+	out := make([][]byte, pl.fanout)
+	for b := range out {
+		rest := b
+		var pre []byte
+		for i, p := range t.Parts[:pl.prefix] {
+			if fi := indexOf(pl.fanned, i); fi >= 0 {
+				pre = appendBucket(pre, rest%p.Buckets, p.Width)
+				rest /= p.Buckets
+				continue
+			}
+			pre = append(pre, p.ownerBytes(k)...)
+		}
+		out[b] = pre
+	}
+	return out, len(out[0])
+}
+
+func indexOf(xs []int, x int) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// Owns reports whether key is a row of this listing.
+func (l Listing) Owns(key []byte) bool {
+	return len(key) == l.KeyLen && l.Branch(key) >= 0 && l.matches(key)
+}
+
+// Branch is the branch whose prefix key has, or -1.
+func (l Listing) Branch(key []byte) int {
+	for i, b := range l.Branches {
+		if bytes.HasPrefix(key, b) {
+			return i
+		}
+	}
+	return -1
+}
+
+// matches checks the bytes the owner fixes past the prefix.
+func (l Listing) matches(key []byte) bool {
+	for _, s := range l.owned {
+		if len(key) < s.off+len(s.b) || !bytes.Equal(key[s.off:s.off+len(s.b)], s.b) {
+			return false
+		}
+	}
+	return true
+}
+
+// Matches is Owns without the prefix: a filtered listing's scan reads
+// other owners' rows and keeps those that match.
+func (l Listing) Matches(key []byte) bool { return len(key) == l.KeyLen && l.matches(key) }
+
+// Compare orders two rows of the listing: negative when a comes first. Rows
+// of different branches compare by what follows the prefix, so the merge
+// of a salted listing is newest first too.
+func (l Listing) Compare(a, b []byte) int {
+	c := bytes.Compare(tail(a, l.skip), tail(b, l.skip))
+	if l.Reversed {
+		return -c
+	}
+	return c
+}
+
+func tail(k []byte, n int) []byte {
+	if len(k) < n {
+		return nil
+	}
+	return k[n:]
+}

@@ -1,0 +1,458 @@
+package keys
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrBadDesign is wrapped by every error about a design file.
+var ErrBadDesign = errors.New("keys: bad key design")
+
+// MaxKeyLen is HBase's limit on a row key (a Java short's range): a design
+// whose key is longer could never be written.
+const MaxKeyLen = 32767
+
+// MaxBuckets bounds a salt: two bytes hold it.
+const MaxBuckets = 65536
+
+// DesignError is a bad design file, located by file, line, table and part.
+type DesignError struct {
+	File  string
+	Line  int
+	Table string
+	Part  string
+	Msg   string
+}
+
+func (e *DesignError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Table != "" {
+		fmt.Fprintf(&b, "table %s: ", e.Table)
+	}
+	if e.Part != "" {
+		fmt.Fprintf(&b, "part %q: ", e.Part)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func (e *DesignError) Unwrap() error { return ErrBadDesign }
+
+// tableFields are the fields each table's key may use. Entity rows are read
+// by id alone, a comment by its order and product, so their keys cannot
+// need anything else; the listings may use any id of the comment.
+var tableFields = map[string][]string{
+	User: {FieldID}, Seller: {FieldID}, Product: {FieldID}, Order: {FieldID},
+	Comment:        {FieldOrderID, FieldProductID},
+	UserComment:    {FieldUserID, FieldProductID, FieldOrderID},
+	ProductComment: {FieldUserID, FieldProductID, FieldOrderID},
+	ProductRank:    {FieldProductID},
+}
+
+var allFields = []string{FieldID, FieldUserID, FieldProductID, FieldOrderID, FieldSellerID}
+
+type parser struct {
+	file string
+	d    *Design
+}
+
+func (ps *parser) fail(line int, table, part, format string, args ...any) error {
+	return &DesignError{File: ps.file, Line: line, Table: table, Part: part, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse reads a design file. file names it in errors (a path, or
+// builtin:NAME). Every table must be there, every part known and allowed in
+// its table, and every listing readable from the fields a read has.
+func Parse(file string, src []byte) (*Design, error) {
+	ps := &parser{file: file, d: &Design{source: src, file: file}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, ps.fail(0, "", "", "not YAML: %v", err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, ps.fail(doc.Line, "", "", "want a mapping with name, description and tables")
+	}
+	if err := ps.top(doc.Content[0]); err != nil {
+		return nil, err
+	}
+	for i, t := range ps.d.tables {
+		if t == nil {
+			return nil, ps.fail(doc.Content[0].Line, Tables[i], "", "missing: a design gives every table (%s)", strings.Join(Tables, ", "))
+		}
+	}
+	if err := ps.checkListings(); err != nil {
+		return nil, err
+	}
+	return ps.d, nil
+}
+
+func (ps *parser) top(m *yaml.Node) error {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if seen[k.Value] {
+			return ps.fail(k.Line, "", "", "%s given twice", k.Value)
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "name":
+			if v.Kind != yaml.ScalarNode || !regexp.MustCompile(`^[A-Za-z0-9_.-]+$`).MatchString(v.Value) {
+				return ps.fail(v.Line, "", "", "name %q: want letters, digits, '-', '_' or '.'", v.Value)
+			}
+			ps.d.name = v.Value
+		case "description":
+			ps.d.description = strings.TrimSpace(v.Value)
+		case "tables":
+			if v.Kind != yaml.MappingNode {
+				return ps.fail(v.Line, "", "", "tables: want a mapping of table name to its key")
+			}
+			if err := ps.tables(v); err != nil {
+				return err
+			}
+		default:
+			return ps.fail(k.Line, "", "", "unknown key %q (want name, description, tables)", k.Value)
+		}
+	}
+	if ps.d.name == "" {
+		return ps.fail(m.Line, "", "", "name is missing")
+	}
+	return nil
+}
+
+func (ps *parser) tables(m *yaml.Node) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		idx := tableIndex(k.Value)
+		if idx < 0 {
+			return ps.fail(k.Line, k.Value, "", "unknown table (want one of %s)", strings.Join(Tables, ", "))
+		}
+		if ps.d.tables[idx] != nil {
+			return ps.fail(k.Line, k.Value, "", "given twice")
+		}
+		t, err := ps.table(k.Value, v)
+		if err != nil {
+			return err
+		}
+		t.line = k.Line
+		ps.d.tables[idx] = t
+	}
+	return nil
+}
+
+func (ps *parser) table(name string, m *yaml.Node) (*TableKey, error) {
+	if m.Kind != yaml.MappingNode {
+		return nil, ps.fail(m.Line, name, "", "want a mapping with key (and splits)")
+	}
+	t := &TableKey{Table: name, Splits: SplitSpec{Regions: true}}
+	var keyNode *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		switch k.Value {
+		case "key":
+			keyNode = v
+		case "splits":
+			s, err := ps.splits(name, v)
+			if err != nil {
+				return nil, err
+			}
+			t.Splits = s
+		default:
+			return nil, ps.fail(k.Line, name, "", "unknown key %q (want key, splits)", k.Value)
+		}
+	}
+	parts := keyParts(keyNode)
+	if len(parts) == 0 {
+		return nil, ps.fail(m.Line, name, "", "key: want its parts, e.g. productId lit(c) revTs revLen")
+	}
+	for _, n := range parts {
+		p, err := ps.part(name, n)
+		if err != nil {
+			return nil, err
+		}
+		t.Parts = append(t.Parts, p)
+		t.Len += p.Width
+	}
+	if t.Len > MaxKeyLen {
+		return nil, ps.fail(keyNode.Line, name, "", "key is %d bytes; HBase takes at most %d", t.Len, MaxKeyLen)
+	}
+	if t.Splits.Buckets && t.leadingSalt() == nil {
+		return nil, ps.fail(m.Line, name, "", "splits: buckets needs a key that starts with a salt (after any literal)")
+	}
+	return t, ps.checkTable(t, keyNode.Line)
+}
+
+// leadingSalt is the first part past the literals when it is a salt.
+func (t *TableKey) leadingSalt() *Part {
+	for i := range t.Parts {
+		switch t.Parts[i].Kind {
+		case PartLiteral:
+			continue
+		case PartSalt:
+			return &t.Parts[i]
+		}
+		return nil
+	}
+	return nil
+}
+
+// keyParts reads a key written as parts separated by spaces, or as a YAML
+// list of parts.
+func keyParts(n *yaml.Node) []*yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.SequenceNode {
+		return n.Content
+	}
+	var out []*yaml.Node
+	for _, f := range strings.Fields(n.Value) {
+		out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Value: f, Line: n.Line})
+	}
+	return out
+}
+
+var partRe = regexp.MustCompile(`^([A-Za-z]+)(?:\((.*)\))?$`)
+
+var plainWidths = map[string]struct {
+	kind  PartKind
+	width int
+}{
+	"ts": {PartTs, 8}, "revTs": {PartRevTs, 8}, "len": {PartLen, 4}, "revLen": {PartRevLen, 4}, "rank": {PartRank, 2},
+}
+
+const partHelp = "want id, userId, productId, orderId, ts, revTs, len, revLen, rank, lit(TEXT), salt(FIELD,...,N), hash(FIELD,K) or reverse(FIELD)"
+
+func (ps *parser) part(table string, n *yaml.Node) (Part, error) {
+	src := strings.TrimSpace(n.Value)
+	fail := func(format string, args ...any) (Part, error) {
+		return Part{}, ps.fail(n.Line, table, src, format, args...)
+	}
+	m := partRe.FindStringSubmatch(src)
+	if n.Kind != yaml.ScalarNode || m == nil {
+		return fail("unknown part: %s", partHelp)
+	}
+	p := Part{Source: src, line: n.Line}
+	name, args := m[1], splitArgs(m[2])
+	hasArgs := strings.Contains(src, "(")
+	if pw, ok := plainWidths[name]; ok && !hasArgs {
+		p.Kind, p.Width = pw.kind, pw.width
+		return p, nil
+	}
+	if slices.Contains(allFields, name) && !hasArgs {
+		p.Kind, p.Field, p.Width = PartField, name, IDLen
+		return p, ps.allowed(table, n, src, name)
+	}
+	switch name {
+	case "lit":
+		b, err := literal(m[2])
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.Kind, p.Literal, p.Width = PartLiteral, b, len(b)
+		return p, nil
+	case "reverse":
+		if len(args) != 1 {
+			return fail("reverse takes one field, e.g. reverse(orderId)")
+		}
+		p.Kind, p.Field, p.Width = PartReverse, args[0], IDLen
+		return p, ps.allowed(table, n, src, args[0])
+	case "hash":
+		k, err := strconv.Atoi(lastArg(args))
+		if len(args) != 2 || err != nil || k < 1 || k > 8 {
+			return fail("hash takes a field and a width of 1..8 bytes, e.g. hash(productId,2)")
+		}
+		p.Kind, p.Field, p.Width = PartHash, args[0], k
+		return p, ps.allowed(table, n, src, args[0])
+	case "salt":
+		return ps.salt(table, n, p, args)
+	}
+	return fail("unknown part: %s", partHelp)
+}
+
+func (ps *parser) salt(table string, n *yaml.Node, p Part, args []string) (Part, error) {
+	b, err := strconv.Atoi(lastArg(args))
+	if len(args) < 2 || err != nil {
+		return Part{}, ps.fail(n.Line, table, p.Source, "salt takes fields and a bucket count, e.g. salt(orderId,productId,8)")
+	}
+	if b < 1 || b > MaxBuckets {
+		return Part{}, ps.fail(n.Line, table, p.Source, "salt of %d buckets: want 1..%d", b, MaxBuckets)
+	}
+	p.Kind, p.Fields, p.Buckets, p.Width = PartSalt, args[:len(args)-1], b, 1
+	if b > 256 {
+		p.Width = 2
+	}
+	for _, f := range p.Fields {
+		if err := ps.allowed(table, n, p.Source, f); err != nil {
+			return Part{}, err
+		}
+	}
+	return p, nil
+}
+
+func splitArgs(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	out := strings.Split(s, ",")
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+func lastArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[len(args)-1]
+}
+
+// literal reads lit(TEXT): printable ASCII as it is, or 0x and hex digits.
+func literal(s string) ([]byte, error) {
+	if strings.HasPrefix(s, "0x") {
+		b, err := hex.DecodeString(s[2:])
+		if err != nil || len(b) == 0 {
+			return nil, fmt.Errorf("lit(%s): want an even number of hex digits after 0x", s)
+		}
+		return b, nil
+	}
+	if s == "" || !plain(s) || strings.ContainsAny(s, "(),") {
+		return nil, fmt.Errorf("lit(%s): want printable ASCII without spaces, parentheses or commas, or 0x and hex digits", s)
+	}
+	return []byte(s), nil
+}
+
+func (ps *parser) allowed(table string, n *yaml.Node, src, field string) error {
+	if !slices.Contains(allFields, field) {
+		return ps.fail(n.Line, table, src, "unknown field %q (want one of %s)", field, strings.Join(tableFields[table], ", "))
+	}
+	if !slices.Contains(tableFields[table], field) {
+		return ps.fail(n.Line, table, src, "this table's key may use %s, not %s: %s",
+			strings.Join(tableFields[table], ", "), field, whyFields[table])
+	}
+	return nil
+}
+
+var whyFields = map[string]string{
+	User: "an entity row is read by its id alone", Seller: "an entity row is read by its id alone",
+	Product: "an entity row is read by its id alone", Order: "an entity row is read by its id alone",
+	Comment:        "a comment is read by its order and product alone",
+	UserComment:    "an index row is made from the comment's ids",
+	ProductComment: "an index row is made from the comment's ids",
+	ProductRank:    "a rank row is made from its product and rank",
+}
+
+// checkTable enforces what the comment system needs of each table's key.
+func (ps *parser) checkTable(t *TableKey, line int) error {
+	fail := func(format string, args ...any) error { return ps.fail(line, t.Table, "", format, args...) }
+	seen := map[string]bool{}
+	for _, p := range t.Parts {
+		if p.Kind == PartField || p.Kind == PartReverse {
+			if seen[p.Field] {
+				return ps.fail(p.line, t.Table, p.Source, "%s appears twice", p.Field)
+			}
+			seen[p.Field] = true
+		}
+		if pw, ok := plainWidths[p.Source]; ok && !valueAllowed(t.Table, pw.kind) {
+			return ps.fail(p.line, t.Table, p.Source, "this table has no %s: %s", p.Source, whyFields[t.Table])
+		}
+	}
+	switch t.Table {
+	case User, Seller, Product, Order:
+		if !seen[FieldID] {
+			return fail("key must hold id (or reverse(id)): rows are read and checked by id")
+		}
+	case Comment:
+		if !seen[FieldOrderID] || !seen[FieldProductID] {
+			return fail("key must hold orderId and productId: they identify a comment")
+		}
+	case UserComment:
+		if !seen[FieldUserID] {
+			return fail("a user's timeline is read by userId: the key must hold it")
+		}
+		if !t.Has(PartTs, "") && !t.Has(PartRevTs, "") {
+			return fail("a timeline is listed newest first: the key must hold ts or revTs")
+		}
+	case ProductComment:
+		if !seen[FieldProductID] {
+			return fail("a product listing is read by productId: the key must hold it")
+		}
+		if (!t.Has(PartTs, "") && !t.Has(PartRevTs, "")) || (!t.Has(PartLen, "") && !t.Has(PartRevLen, "")) {
+			return fail("the key must hold a timestamp (ts or revTs) and a length (len or revLen): listings are newest first, and the ranking job scores comments from the key")
+		}
+	case ProductRank:
+		if !seen[FieldProductID] || !t.Has(PartRank, "") {
+			return fail("key must hold productId and rank")
+		}
+	}
+	return nil
+}
+
+func valueAllowed(table string, kind PartKind) bool {
+	switch kind {
+	case PartRank:
+		return table == ProductRank
+	case PartTs, PartRevTs, PartLen, PartRevLen:
+		return table == UserComment || table == ProductComment
+	}
+	return true
+}
+
+// checkListings makes sure every listing can be read: a ranking must be
+// one prefix scan, since it is read as one.
+func (ps *parser) checkListings() error {
+	t := ps.d.tables[tableIndex(ProductRank)]
+	if l := t.plan(FieldProductID); l.fanout > 1 || l.filtered {
+		return ps.fail(t.line, ProductRank, "", "a product's ranking is read with one prefix scan: put productId (or parts made from it alone) before rank and every other part")
+	}
+	return nil
+}
+
+// splits reads a table's splits: regions (the run's --regions), a count,
+// buckets (one region per bucket of the leading salt), or a list of keys
+// (ASCII as written, or 0x and hex digits).
+func (ps *parser) splits(table string, v *yaml.Node) (SplitSpec, error) {
+	fail := func(format string, args ...any) (SplitSpec, error) {
+		return SplitSpec{}, ps.fail(v.Line, table, "", format, args...)
+	}
+	if v.Kind == yaml.SequenceNode {
+		var out [][]byte
+		for _, n := range v.Content {
+			b := []byte(n.Value)
+			if strings.HasPrefix(n.Value, "0x") {
+				var err error
+				if b, err = hex.DecodeString(n.Value[2:]); err != nil {
+					return fail("splits: %q: want hex digits after 0x", n.Value)
+				}
+			}
+			if len(b) == 0 || (len(out) > 0 && string(b) <= string(out[len(out)-1])) {
+				return fail("splits: %q: want non-empty keys in ascending order", n.Value)
+			}
+			out = append(out, b)
+		}
+		return SplitSpec{Explicit: out}, nil
+	}
+	switch v.Value {
+	case "regions":
+		return SplitSpec{Regions: true}, nil
+	case "buckets":
+		return SplitSpec{Buckets: true}, nil
+	}
+	n, err := strconv.Atoi(v.Value)
+	if err != nil || n < 1 || n > MaxRegions {
+		return fail("splits: %q: want regions, buckets, a count 1..%d or a list of keys", v.Value, MaxRegions)
+	}
+	return SplitSpec{Count: n}, nil
+}
