@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,13 +25,13 @@ type dataset struct {
 	ctx      context.Context
 	st       store.Store
 	sys      *comments.System
-	layout   keys.Layout
+	layout   *keys.Design
 	products []string
 	users    []string
 	byProd   map[string][]model.Comment
 }
 
-func newDataset(t *testing.T, layout keys.Layout) *dataset {
+func newDataset(t *testing.T, layout *keys.Design) *dataset {
 	t.Helper()
 	e, err := embedded.Open(embedded.Options{})
 	if err != nil {
@@ -39,8 +40,7 @@ func newDataset(t *testing.T, layout keys.Layout) *dataset {
 	t.Cleanup(func() { e.Close() })
 	d := &dataset{t: t, ctx: context.Background(), st: e, layout: layout, byProd: map[string][]model.Comment{},
 		sys: comments.New(e, comments.Options{Layout: layout})}
-	splits, _ := keys.SplitPoints(keys.RandomLetters, 3)
-	must(t, d.sys.CreateTables(d.ctx, splits))
+	must(t, d.sys.CreateTables(d.ctx, keys.RandomLetters, 3))
 	ids := keys.NewRandom(rand.New(rand.NewPCG(3, 4)))
 	seller := ids.Next()
 	must(t, d.sys.CreateSeller(d.ctx, model.Seller{ID: seller, Name: "s"}))
@@ -87,15 +87,30 @@ func (d *dataset) check(repair bool) Report {
 	return rep
 }
 
-func ck(c model.Comment) []byte {
-	k, _ := keys.CommentKey(c.OrderID, c.ProductID)
+func (d *dataset) ck(c model.Comment) []byte {
+	k, err := d.layout.CommentKey(c.OrderID, c.ProductID)
+	must(d.t, err)
 	return k
 }
 
 func (d *dataset) productKey(c model.Comment) []byte {
-	k, err := d.layout.ProductCommentKey(c.ProductID, c.Timestamp, c.ContentLen(), ck(c))
+	k, err := d.layout.Encode(keys.Key{Table: keys.ProductComment, UserID: c.UserID, ProductID: c.ProductID,
+		OrderID: c.OrderID, Timestamp: c.Timestamp, ContentLen: c.ContentLen()})
 	must(d.t, err)
 	return k
+}
+
+func (d *dataset) orderKey(id string) []byte {
+	k, err := d.layout.EntityKey(keys.Order, id)
+	must(d.t, err)
+	return k
+}
+
+func builtin(t testing.TB, name string) *keys.Design {
+	t.Helper()
+	l, err := keys.Builtin(name)
+	must(t, err)
+	return l
 }
 
 // counters flattens every non-zero counter of a report.
@@ -141,99 +156,182 @@ func assertCounts(t *testing.T, r Report, want map[string]int64) {
 	}
 }
 
+// A data set written with any built-in design verifies consistent, with
+// zero in every counter.
 func TestCleanDataSet(t *testing.T) {
-	for _, l := range []keys.Layout{keys.Seed, keys.Unique} {
-		t.Run(l.Name(), func(t *testing.T) {
-			d := newDataset(t, l)
+	for _, name := range keys.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			d := newDataset(t, builtin(t, name))
 			r := d.check(false)
 			assertCounts(t, r, map[string]int64{})
+			if r.Layout != name {
+				t.Errorf("report names layout %q, want %q", r.Layout, name)
+			}
 			if r.References.Comments != 36 || r.Indexes[0].Referenced != 36 || r.Indexes[1].Referenced != 36 ||
-				r.Ranks.Rows != 30 || r.Ranks.Products != 3 {
-				t.Errorf("checked %d comments, referenced %d/%d, %d ranks of %d products",
-					r.References.Comments, r.Indexes[0].Referenced, r.Indexes[1].Referenced, r.Ranks.Rows, r.Ranks.Products)
+				r.Indexes[0].Rows != 36 || r.Indexes[1].Rows != 36 || r.Ranks.Rows != 30 || r.Ranks.Products != 3 {
+				t.Errorf("checked %d comments, referenced %d/%d of %d/%d rows, %d ranks of %d products",
+					r.References.Comments, r.Indexes[0].Referenced, r.Indexes[1].Referenced,
+					r.Indexes[0].Rows, r.Indexes[1].Rows, r.Ranks.Rows, r.Ranks.Products)
 			}
 		})
 	}
 }
 
-// Each fault injected into a good data set shows as exactly its counter.
+// Each fault injected into a good data set shows as exactly its counter, on
+// each design where the fault makes sense.
 func TestFaults(t *testing.T) {
+	every := []string{"seed", "unique", "salted", "hashed", "time-led"}
 	faults := []struct {
-		name   string
-		layout keys.Layout
-		inject func(d *dataset)
-		want   map[string]int64
+		name    string
+		designs []string
+		inject  func(d *dataset)
+		want    map[string]int64
 	}{
-		{"delete a product-comment row", keys.Unique, func(d *dataset) {
+		{"delete a product-comment row", every, func(d *dataset) {
 			c := d.byProd[d.products[0]][5]
 			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(c))))
 		}, map[string]int64{"product-comment.unreferenced": 1}},
-		{"delete a comment", keys.Seed, func(d *dataset) {
+		{"delete a comment", every, func(d *dataset) {
 			c := d.byProd[d.products[1]][0] // the shortest: not ranked
-			must(d.t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(ck(c))))
+			must(d.t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(d.ck(c))))
 		}, map[string]int64{"user-comment.undefined": 1, "product-comment.undefined": 1}},
-		{"rewrite an index value to another comment", keys.Unique, func(d *dataset) {
+		{"rewrite an index value to another comment", every, func(d *dataset) {
 			a, b := d.byProd[d.products[0]][3], d.byProd[d.products[2]][4]
-			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: ck(b)})))
+			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: d.ck(b)})))
 		}, map[string]int64{"product-comment.mismatched": 1, "product-comment.extra": 1, "product-comment.unreferenced": 1}},
-		{"same millisecond, same length on seed", keys.Seed, func(d *dataset) {
+		{"same millisecond, same length on seed", []string{"seed"}, func(d *dataset) {
 			p := d.products[2]
 			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
 			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
 		}, map[string]int64{"product-comment.collided": 1}},
-		{"same millisecond, same length on unique", keys.Unique, func(d *dataset) {
+		{"same millisecond, same length with the order in the key", []string{"unique", "salted", "hashed", "time-led"}, func(d *dataset) {
 			p := d.products[2]
 			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
 			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
 		}, map[string]int64{}},
-		{"an 11th rank", keys.Seed, func(d *dataset) {
+		{"an 11th rank", every, func(d *dataset) {
 			k, err := d.layout.RankKey(d.products[0], 11)
 			must(d.t, err)
 			c := d.byProd[d.products[0]][0]
-			must(d.t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(k, store.Cell{Qualifier: keys.Qualifier, Value: ck(c)})))
+			must(d.t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(k, store.Cell{Qualifier: keys.Qualifier, Value: d.ck(c)})))
 		}, map[string]int64{"ranks.over_limit": 1}},
-		{"an order of another user", keys.Seed, func(d *dataset) {
+		{"an order of another user", every, func(d *dataset) {
 			c := d.byProd[d.products[0]][7]
 			must(d.t, d.sys.CreateOrder(d.ctx, model.Order{ID: c.OrderID, UserID: d.users[(7+1)%4]}))
 		}, map[string]int64{"refs.order_user": 1}},
 	}
 	for _, f := range faults {
-		t.Run(f.name, func(t *testing.T) {
-			d := newDataset(t, f.layout)
-			f.inject(d)
+		for _, name := range f.designs {
+			t.Run(name+"/"+f.name, func(t *testing.T) {
+				d := newDataset(t, builtin(t, name))
+				f.inject(d)
+				r := d.check(false)
+				assertCounts(t, r, f.want)
+				for n, c := range counters(r) {
+					t.Logf("%s: %q", n, c.Samples)
+				}
+			})
+		}
+	}
+}
+
+// productFirst is unique with the comment table keyed product first: its
+// comments no longer stream in their orders' key order, so only a sort
+// joins them with the order table.
+const productFirst = `name: product-first
+description: unique, with comments keyed by product then order.
+tables:
+  user:
+    key: id
+  seller:
+    key: id
+  product:
+    key: id
+  order:
+    key: id
+  comment:
+    key: productId orderId
+  user-comment:
+    key: userId revTs orderId productId
+  product-comment:
+    key: productId lit(c) revTs revLen orderId
+  product-comment-rank:
+    key: productId lit(r) rank
+`
+
+// Missing orders and orders of another user are counted once per comment
+// that names them, through the sorted order join: on hashed, whose order
+// keys lead with a hash of the id, and on a design whose comment keys do not
+// follow their orders' key order at all.
+func TestOrderJoin(t *testing.T) {
+	pf, err := keys.Parse("product-first.yaml", []byte(productFirst))
+	must(t, err)
+	for _, l := range []*keys.Design{builtin(t, "hashed"), pf} {
+		t.Run(l.Name(), func(t *testing.T) {
+			d := newDataset(t, l)
+			// One order with comments on two products, then deleted: both
+			// comments miss it.
+			u := d.users[0]
+			shared := d.write("SharedOrdr", d.products[0], u, "두 상품", ts0+2000)
+			c2, err := d.sys.WriteComment(d.ctx, comments.NewComment{OrderID: shared.OrderID, ProductID: d.products[1],
+				UserID: u, Content: "두 번째", Timestamp: ts0 + 2001})
+			must(t, err)
+			must(t, d.st.Mutate(d.ctx, keys.Order, store.Delete(d.orderKey(shared.OrderID))))
+			// Another comment's order deleted, and two handed to other users.
+			gone := d.byProd[d.products[2]][3]
+			must(t, d.st.Mutate(d.ctx, keys.Order, store.Delete(d.orderKey(gone.OrderID))))
+			for _, c := range []model.Comment{d.byProd[d.products[0]][2], d.byProd[d.products[1]][9]} {
+				must(t, d.sys.CreateOrder(d.ctx, model.Order{ID: c.OrderID, UserID: d.users[(slices.Index(d.users, c.UserID)+1)%4]}))
+			}
 			r := d.check(false)
-			assertCounts(t, r, f.want)
-			for n, c := range counters(r) {
-				t.Logf("%s: %q", n, c.Samples)
+			assertCounts(t, r, map[string]int64{"refs.missing_order": 3, "refs.order_user": 2})
+			if r.References.Comments != 38 {
+				t.Errorf("checked %d comments, want 38", r.References.Comments)
+			}
+			missing := strings.Join(r.References.MissingOrder.Samples, "\n")
+			for _, id := range []string{shared.OrderID, gone.OrderID, c2.ProductID} {
+				if strings.Count(missing, id) == 0 {
+					t.Errorf("missing-order samples %q do not name %s", r.References.MissingOrder.Samples, id)
+				}
 			}
 		})
 	}
 }
 
 // Repair writes the missing rows, deletes the dangling and mismatched
-// ones and rebuilds broken rankings; what is left is the seed's collision,
-// which it says it cannot repair.
+// ones and rebuilds broken rankings; what is left on seed is its
+// collision, which it says it cannot repair.
 func TestRepair(t *testing.T) {
-	d := newDataset(t, keys.Seed)
-	p0, p1, p2 := d.products[0], d.products[1], d.products[2]
-	must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(d.byProd[p0][5]))))
-	must(t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(ck(d.byProd[p1][0]))))
-	a, b := d.byProd[p0][3], d.byProd[p2][4]
-	must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: ck(b)})))
-	rk, _ := d.layout.RankKey(p0, 11)
-	must(t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(rk, store.Cell{Qualifier: keys.Qualifier, Value: ck(a)})))
-	d.write("CollideOne", p2, d.users[0], "같은 길이", ts0+1000)
-	d.write("CollideTwo", p2, d.users[1], "같은 길이", ts0+1000)
+	for _, name := range []string{"seed", "salted", "hashed"} {
+		t.Run(name, func(t *testing.T) {
+			d := newDataset(t, builtin(t, name))
+			p0, p1, p2 := d.products[0], d.products[1], d.products[2]
+			must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(d.byProd[p0][5]))))
+			must(t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(d.ck(d.byProd[p1][0]))))
+			a, b := d.byProd[p0][3], d.byProd[p2][4]
+			must(t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: d.ck(b)})))
+			rk, _ := d.layout.RankKey(p0, 11)
+			must(t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(rk, store.Cell{Qualifier: keys.Qualifier, Value: d.ck(a)})))
+			d.write("CollideOne", p2, d.users[0], "같은 길이", ts0+1000)
+			d.write("CollideTwo", p2, d.users[1], "같은 길이", ts0+1000)
 
-	r := d.check(true)
-	if r.Consistent || r.Repair == nil || r.Repair.Puts != 2 || r.Repair.Deletes != 3 || r.Repair.Reranks != 1 {
-		t.Fatalf("before repair: %s, repair %+v", r.Verdict, r.Repair)
+			r := d.check(true)
+			if r.Consistent || r.Repair == nil || r.Repair.Puts != 2 || r.Repair.Deletes != 3 || r.Repair.Reranks != 1 {
+				t.Fatalf("before repair: %s, repair %+v", r.Verdict, r.Repair)
+			}
+			want := map[string]int64{}
+			if name == "seed" {
+				if len(r.Repair.Cannot) != 1 || !strings.Contains(r.Repair.Cannot[0], "unique") {
+					t.Errorf("cannot-repair notes %q; want the collision, naming the unique layout", r.Repair.Cannot)
+				}
+				want["product-comment.collided"] = 1
+			} else if len(r.Repair.Cannot) != 0 {
+				t.Errorf("cannot-repair notes %q; want none without a collision", r.Repair.Cannot)
+			}
+			must(t, r.Repair.Apply(d.ctx, d.st, d.layout))
+			assertCounts(t, d.check(false), want)
+		})
 	}
-	if len(r.Repair.Cannot) != 1 || !strings.Contains(r.Repair.Cannot[0], "unique") {
-		t.Errorf("cannot-repair notes %q; want the collision, naming the unique layout", r.Repair.Cannot)
-	}
-	must(t, r.Repair.Apply(d.ctx, d.st, d.layout))
-	assertCounts(t, d.check(false), map[string]int64{"product-comment.collided": 1})
 }
 
 func TestSpread(t *testing.T) {
@@ -261,5 +359,51 @@ func TestSpread(t *testing.T) {
 	}
 	if regions != 3*len(keys.Tables) {
 		t.Errorf("servers hold %d regions, want %d", regions, 3*len(keys.Tables))
+	}
+}
+
+// Each table is pre-split as its design says: into the run's regions, or
+// one region per salt bucket, or at a design's own keys, and every row is
+// in one region.
+func TestSpreadRegions(t *testing.T) {
+	regions := map[string]map[string]int{ // tables not named have the run's 3
+		"salted":   {keys.UserComment: 8, keys.ProductComment: 8},
+		"time-led": {keys.ProductComment: 8},
+	}
+	for _, name := range keys.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			d := newDataset(t, builtin(t, name))
+			s := d.check(false).Spread
+			if len(s.Tables) != len(keys.Tables) {
+				t.Fatalf("spread of %d tables, want %d", len(s.Tables), len(keys.Tables))
+			}
+			total := 0
+			wantRows := map[string]int64{keys.User: 4, keys.Seller: 1, keys.Product: 3, keys.Order: 36,
+				keys.Comment: 36, keys.UserComment: 36, keys.ProductComment: 36, keys.ProductRank: 30}
+			for _, td := range s.Tables {
+				want := 3
+				if n, ok := regions[name][td.Table]; ok {
+					want = n
+				}
+				if len(td.Regions) != want {
+					t.Errorf("%s: %d regions, want %d", td.Table, len(td.Regions), want)
+				}
+				total += want
+				var rows int64
+				for _, r := range td.Regions {
+					rows += r.Rows
+				}
+				if td.Rows != wantRows[td.Table] || rows != td.Rows {
+					t.Errorf("%s: %d rows, regions add to %d; want %d", td.Table, td.Rows, rows, wantRows[td.Table])
+				}
+			}
+			held := 0
+			for _, sv := range s.Servers {
+				held += sv.Regions
+			}
+			if held != total {
+				t.Errorf("servers hold %d regions, want %d", held, total)
+			}
+		})
 	}
 }

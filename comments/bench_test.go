@@ -8,7 +8,7 @@ import (
 	"commentbench/store/embedded"
 )
 
-func benchFixture(b *testing.B, l keys.Layout, mode comments.ScanMode) *fixture {
+func benchFixture(b *testing.B, l *keys.Design, mode comments.ScanMode) *fixture {
 	b.Helper()
 	eng, err := embedded.Open(embedded.Options{Dir: b.TempDir(), CreateIfMissing: true})
 	if err != nil {

@@ -1,6 +1,7 @@
 package comments_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ type fixture struct {
 	ids keys.IDGen
 }
 
-func newFixture(t *testing.T, layout keys.Layout, mode comments.ScanMode) *fixture {
+func newFixture(t *testing.T, layout *keys.Design, mode comments.ScanMode) *fixture {
 	t.Helper()
 	eng, err := embedded.Open(embedded.Options{})
 	if err != nil {
@@ -35,16 +36,12 @@ func newFixture(t *testing.T, layout keys.Layout, mode comments.ScanMode) *fixtu
 	return newFixtureOn(t, eng, layout, mode)
 }
 
-func newFixtureOn(t testing.TB, st store.Store, layout keys.Layout, mode comments.ScanMode) *fixture {
+func newFixtureOn(t testing.TB, st store.Store, layout *keys.Design, mode comments.ScanMode) *fixture {
 	t.Helper()
 	f := &fixture{t: t, ctx: context.Background(), st: st,
 		sys: comments.New(st, comments.Options{Layout: layout, Scan: mode, Clock: func() int64 { return ts0 }}),
 		ids: keys.NewRandom(rand.New(rand.NewPCG(7, 9)))}
-	splits, err := keys.SplitPoints(keys.RandomLetters, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.sys.CreateTables(f.ctx, splits); err != nil {
+	if err := f.sys.CreateTables(f.ctx, keys.RandomLetters, 4); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -114,13 +111,98 @@ func (f *fixture) walk(page func(cursor []byte) (comments.Page, error)) []commen
 	}
 }
 
-var layouts = []keys.Layout{keys.Seed, keys.Unique}
+// walkCounted is walk over owner's listing of table, checking what each
+// page cost in scans: the first page scans every branch of the listing, a
+// later one only the branches that still hold rows not yet listed (a salted
+// listing's buckets run dry one by one and are not scanned again).
+func (f *fixture) walkCounted(table, owner string, page func(cursor []byte) (comments.Page, error)) []comments.Entry {
+	f.t.Helper()
+	l, err := f.sys.Layout().Listing(table, owner)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if got, want := len(l.Branches), wantBranches(f.sys.Layout()); got != want {
+		f.t.Fatalf("%s listing of design %s has %d branches, want %d", table, f.sys.Layout().Name(), got, want)
+	}
+	left := make([]int, len(l.Branches)) // per branch: rows not yet listed
+	if _, err := f.st.Scan(f.ctx, table, store.Scan{}, func(r store.Row) bool {
+		if l.Owns(r.Key) {
+			left[l.Branch(r.Key)]++
+		}
+		return true
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	var all []comments.Entry
+	var cursor []byte
+	for i := 0; ; i++ {
+		p, err := page(cursor)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		want := len(l.Branches)
+		if cursor != nil {
+			want = 0
+			for _, n := range left {
+				if n > 0 {
+					want++
+				}
+			}
+		}
+		if p.Scans != want {
+			f.t.Fatalf("page %d issued %d scans, want %d (rows left per branch %v)", i, p.Scans, want, left)
+		}
+		for _, e := range p.Entries {
+			b := l.Branch(e.IndexKey)
+			if b < 0 || !l.Owns(e.IndexKey) {
+				f.t.Fatalf("page %d lists %s, not a row of %s's listing", i, f.sys.Layout().Describe(table, e.IndexKey), owner)
+			}
+			left[b]--
+		}
+		all = append(all, p.Entries...)
+		if p.Next == nil {
+			return all
+		}
+		if i > 10000 {
+			f.t.Fatal("listing never ends")
+		}
+		cursor = p.Next
+	}
+}
+
+var layouts = []*keys.Design{keys.Seed, keys.Unique}
+
+// builtins are every built-in design, in keys.BuiltinNames order.
+func builtins(t testing.TB) []*keys.Design {
+	t.Helper()
+	var out []*keys.Design
+	for _, name := range keys.BuiltinNames() {
+		d, err := keys.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	if len(out) != 5 {
+		t.Fatalf("%d built-in designs, want seed, unique, salted, hashed and time-led", len(out))
+	}
+	return out
+}
+
+// wantBranches is how many scans a listing page of each built-in issues at
+// most: salted reads every salt bucket; the others derive their prefix.
+func wantBranches(d *keys.Design) int {
+	if d.Name() == "salted" {
+		return 8
+	}
+	return 1
+}
 
 // Two comments on one product in one millisecond with equal byte length:
 // the seed layout keeps one product-comment row, so the listing shows one;
-// the unique layout shows both.
+// every other built-in holds the order id in the key and shows both.
 func TestProductCollision(t *testing.T) {
-	for _, l := range layouts {
+	for _, l := range builtins(t) {
 		t.Run(l.Name(), func(t *testing.T) {
 			f := newFixture(t, l, comments.Bounded)
 			p := f.product()
@@ -131,7 +213,10 @@ func TestProductCollision(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]int{"seed": 1, "unique": 2}[l.Name()]
+			want := 2
+			if l.Name() == "seed" {
+				want = 1
+			}
 			if got := len(page.Comments()); got != want {
 				t.Errorf("listing shows %d comments, want %d", got, want)
 			}
@@ -148,7 +233,7 @@ func TestProductCollision(t *testing.T) {
 // One user comments on two products of one order in one millisecond: the
 // seed's user-comment key has nothing but user and time, so one row remains.
 func TestUserCollision(t *testing.T) {
-	for _, l := range layouts {
+	for _, l := range builtins(t) {
 		t.Run(l.Name(), func(t *testing.T) {
 			f := newFixture(t, l, comments.Bounded)
 			u := f.user()
@@ -159,7 +244,10 @@ func TestUserCollision(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]int{"seed": 1, "unique": 2}[l.Name()]
+			want := 2
+			if l.Name() == "seed" {
+				want = 1
+			}
 			if got := len(page.Comments()); got != want {
 				t.Errorf("timeline shows %d comments, want %d", got, want)
 			}
@@ -239,28 +327,40 @@ func TestSeedScanLeaksAndCosts(t *testing.T) {
 	}
 }
 
-// Paging a product with a few hundred comments returns each exactly once,
-// newest first, in both layouts and both scan modes' first pages.
+// Paging a product with a few hundred comments, several in each
+// millisecond, returns each exactly once, newest first, on every built-in,
+// with another product's rows around it. Where the key holds the order id,
+// two comments of one millisecond also share a length.
 func TestListingWalk(t *testing.T) {
-	for _, l := range layouts {
+	for _, l := range builtins(t) {
 		t.Run(l.Name(), func(t *testing.T) {
 			f := newFixture(t, l, comments.Bounded)
 			p := f.product()
 			other := f.product()
 			u := f.user()
+			// The seed's key would collide on equal lengths: three distinct
+			// lengths (3, 6, 9 bytes) per millisecond there, 3, 6, 9, 3
+			// elsewhere.
+			perMs := 4
+			if l.Name() == "seed" {
+				perMs = 3
+			}
 			want := map[string]int64{}
-			for i := range 300 {
-				// Three comments share each millisecond with distinct byte
-				// lengths (3, 6, 9): no collision is forced.
-				ts := ts0 + int64(i/3)
-				content := strings.Repeat("가", 1+i%3)
+			for i := range 100 * perMs {
+				ts := ts0 + int64(i/perMs)
+				content := strings.Repeat("가", 1+i%perMs%3)
 				c := f.comment(u, f.order(u), p, content, ts)
 				want[c.OrderID] = ts
 				f.comment(u, f.order(u), other, "noise", ts) // another product's rows around
 			}
+			listing, err := l.Listing(keys.ProductComment, p)
+			if err != nil {
+				t.Fatal(err)
+			}
 			seen := map[string]bool{}
 			var prev *comments.Entry
-			for i, e := range f.walk(func(c []byte) (comments.Page, error) { return f.sys.ProductPage(f.ctx, p, c, 10) }) {
+			entries := f.walkCounted(keys.ProductComment, p, func(c []byte) (comments.Page, error) { return f.sys.ProductPage(f.ctx, p, c, 10) })
+			for i, e := range entries {
 				if !e.Found || e.Comment.ProductID != p {
 					t.Fatalf("entry %d: %+v is not a found comment of %s", i, e, p)
 				}
@@ -268,10 +368,21 @@ func TestListingWalk(t *testing.T) {
 					t.Fatalf("comment %s listed twice", e.Comment.OrderID)
 				}
 				seen[e.Comment.OrderID] = true
-				if prev != nil && (prev.Comment.Timestamp < e.Comment.Timestamp ||
-					prev.Comment.Timestamp == e.Comment.Timestamp && prev.Comment.ContentLen() < e.Comment.ContentLen()) {
-					t.Fatalf("entry %d (%d, %dB) listed after (%d, %dB): not newest then longest first", i,
+				if ts := want[e.Comment.OrderID]; e.Comment.Timestamp != ts {
+					t.Fatalf("entry %d: comment %s at %d, written at %d", i, e.Comment.OrderID, e.Comment.Timestamp, ts)
+				}
+				if prev != nil && prev.Comment.Timestamp < e.Comment.Timestamp {
+					t.Fatalf("entry %d (%d) listed after (%d): not newest first", i, e.Comment.Timestamp, prev.Comment.Timestamp)
+				}
+				// A listing read forwards keeps the seed's tie-break.
+				if prev != nil && !listing.Reversed && prev.Comment.Timestamp == e.Comment.Timestamp &&
+					prev.Comment.ContentLen() < e.Comment.ContentLen() {
+					t.Fatalf("entry %d (%d, %dB) listed after (%d, %dB): not longest first within a millisecond", i,
 						e.Comment.Timestamp, e.Comment.ContentLen(), prev.Comment.Timestamp, prev.Comment.ContentLen())
+				}
+				if prev != nil && listing.Compare(prev.IndexKey, e.IndexKey) >= 0 {
+					t.Fatalf("entry %d: %s listed after %s, out of the listing's order", i,
+						l.Describe(keys.ProductComment, e.IndexKey), l.Describe(keys.ProductComment, prev.IndexKey))
 				}
 				prev = &e
 			}
@@ -282,21 +393,86 @@ func TestListingWalk(t *testing.T) {
 	}
 }
 
+// A user's timeline pages newest first on every built-in, past another
+// user's comments.
 func TestTimelineWalk(t *testing.T) {
-	f := newFixture(t, keys.Unique, comments.Bounded)
-	u, v := f.user(), f.user()
-	for i := range 55 {
-		f.comment(u, f.order(u), f.product(), "mine", ts0+int64(i))
-		f.comment(v, f.order(v), f.product(), "theirs", ts0+int64(i))
+	for _, l := range builtins(t) {
+		t.Run(l.Name(), func(t *testing.T) {
+			f := newFixture(t, l, comments.Bounded)
+			u, v := f.user(), f.user()
+			for i := range 55 {
+				f.comment(u, f.order(u), f.product(), "mine", ts0+int64(i))
+				f.comment(v, f.order(v), f.product(), "theirs", ts0+int64(i))
+			}
+			entries := f.walkCounted(keys.UserComment, u, func(c []byte) (comments.Page, error) { return f.sys.UserPage(f.ctx, u, c, 10) })
+			if len(entries) != 55 {
+				t.Fatalf("timeline has %d comments, want 55", len(entries))
+			}
+			for i, e := range entries {
+				if e.Comment.UserID != u || e.Comment.Timestamp != ts0+int64(54-i) {
+					t.Fatalf("entry %d = %+v, want user %s at ts %d", i, e.Comment, u, ts0+int64(54-i))
+				}
+			}
+		})
 	}
-	entries := f.walk(func(c []byte) (comments.Page, error) { return f.sys.UserPage(f.ctx, u, c, 10) })
-	if len(entries) != 55 {
-		t.Fatalf("timeline has %d comments, want 55", len(entries))
-	}
-	for i, e := range entries {
-		if e.Comment.UserID != u || e.Comment.Timestamp != ts0+int64(54-i) {
-			t.Fatalf("entry %d = %+v, want user %s at ts %d", i, e.Comment, u, ts0+int64(54-i))
-		}
+}
+
+// A cursor is the listing's own: in bounded mode a cursor from another
+// product's listing (or another user's timeline), or a mangled one, is
+// refused, on every built-in. The seed's scans trust a well-formed cursor.
+func TestForeignCursor(t *testing.T) {
+	for _, l := range builtins(t) {
+		t.Run(l.Name(), func(t *testing.T) {
+			f := newFixture(t, l, comments.Bounded)
+			p, q := f.product(), f.product()
+			u, v := f.user(), f.user()
+			for i := range 25 {
+				f.comment(u, f.order(u), p, "on p", ts0+int64(i))
+				f.comment(v, f.order(v), q, "on q", ts0+int64(i))
+			}
+			qPage, err := f.sys.ProductPage(f.ctx, q, nil, 10)
+			if err != nil || qPage.Next == nil {
+				t.Fatalf("q's first page: next %x, %v; want a cursor", qPage.Next, err)
+			}
+			vPage, err := f.sys.UserPage(f.ctx, v, nil, 10)
+			if err != nil || vPage.Next == nil {
+				t.Fatalf("v's first page: next %x, %v; want a cursor", vPage.Next, err)
+			}
+			pPage, err := f.sys.ProductPage(f.ctx, p, nil, 10)
+			if err != nil || pPage.Next == nil {
+				t.Fatalf("p's first page: next %x, %v; want a cursor", pPage.Next, err)
+			}
+			if _, err := f.sys.ProductPage(f.ctx, p, pPage.Next, 10); err != nil {
+				t.Fatalf("p's own cursor: %v", err)
+			}
+			bad := map[string]func() error{
+				"product cursor of another product": func() error {
+					_, err := f.sys.ProductPage(f.ctx, p, qPage.Next, 10)
+					return err
+				},
+				"timeline cursor of another user": func() error {
+					_, err := f.sys.UserPage(f.ctx, u, vPage.Next, 10)
+					return err
+				},
+				"own cursor cut short": func() error {
+					_, err := f.sys.ProductPage(f.ctx, p, pPage.Next[:len(pPage.Next)-1], 10)
+					return err
+				},
+				"own cursor with a byte more": func() error {
+					_, err := f.sys.ProductPage(f.ctx, p, append(bytes.Clone(pPage.Next), 0), 10)
+					return err
+				},
+			}
+			for name, page := range bad {
+				if err := page(); !errors.Is(err, comments.ErrBadCursor) {
+					t.Errorf("%s: err = %v; want ErrBadCursor", name, err)
+				}
+			}
+			seed := comments.New(f.st, comments.Options{Layout: l, Scan: comments.SeedScan})
+			if _, err := seed.ProductPage(f.ctx, p, qPage.Next, 10); err != nil {
+				t.Errorf("seed scan with another product's cursor: %v; want it trusted", err)
+			}
+		})
 	}
 }
 
@@ -392,54 +568,195 @@ func TestEditKeepsIndex(t *testing.T) {
 	}
 }
 
+// The ranking job keeps the ten longest comments on every built-in, and a
+// shorter ranking deletes the ranks beyond it unless the seed's stale ranks
+// are kept.
 func TestRankJobAndStaleRanks(t *testing.T) {
-	for _, keep := range []bool{false, true} {
-		t.Run(fmt.Sprintf("keepStale=%v", keep), func(t *testing.T) {
-			f := newFixture(t, keys.Seed, comments.Bounded)
-			f.sys = comments.New(f.st, comments.Options{Layout: keys.Seed, KeepStaleRanks: keep})
-			u, p := f.user(), f.product()
-			for i := range 14 {
-				f.comment(u, f.order(u), p, strings.Repeat("a", i+1), ts0+int64(i))
-			}
-			st, err := f.sys.RankJob(f.ctx, []string{p})
-			if err != nil || st.Ranked != keys.MaxRank || st.RowsScanned != 14 {
-				t.Fatalf("rank job: %+v, %v; want 10 ranked from 14 rows", st, err)
-			}
-			top, err := f.sys.Ranked(f.ctx, p, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range top.Comments() {
-				if c.ContentLen() != 14-i {
-					t.Fatalf("rank %d has %d bytes; want %d (longest first)", i+1, c.ContentLen(), 14-i)
+	for _, l := range builtins(t) {
+		for _, keep := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/keepStale=%v", l.Name(), keep), func(t *testing.T) {
+				f := newFixture(t, l, comments.Bounded)
+				f.sys = comments.New(f.st, comments.Options{Layout: l, KeepStaleRanks: keep})
+				u, p := f.user(), f.product()
+				for i := range 14 {
+					f.comment(u, f.order(u), p, strings.Repeat("a", i+1), ts0+int64(i))
 				}
+				// Another product's comments, longer than any of p's: the
+				// job must not rank them for p.
+				q := f.product()
+				for i := range 3 {
+					f.comment(u, f.order(u), q, strings.Repeat("b", 40+i), ts0+int64(i))
+				}
+				st, err := f.sys.RankJob(f.ctx, []string{p})
+				if err != nil || st.Products != 1 || st.Ranked != keys.MaxRank {
+					t.Fatalf("rank job: %+v, %v; want 10 ranked for 1 product", st, err)
+				}
+				// A listing whose key leads with the product reads its 14
+				// rows; a time-led one reads the whole table to find them.
+				wantRows := int64(14)
+				if lst, _ := l.Listing(keys.ProductComment, p); lst.Filtered {
+					wantRows = 14 + 3
+				}
+				if st.RowsScanned != wantRows {
+					t.Errorf("rank job scanned %d rows, want %d", st.RowsScanned, wantRows)
+				}
+				top, err := f.sys.Ranked(f.ctx, p, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if top.Scans != 1 || len(top.Comments()) != keys.MaxRank {
+					t.Fatalf("ranked: %d comments in %d scans; want 10 in 1", len(top.Comments()), top.Scans)
+				}
+				for i, c := range top.Comments() {
+					if c.ProductID != p || c.ContentLen() != 14-i {
+						t.Fatalf("rank %d is %s's with %d bytes; want %s's with %d (longest first)", i+1, c.ProductID, c.ContentLen(), p, 14-i)
+					}
+				}
+				// A shorter ranking: ranks 4..10 are stale unless deleted.
+				ck, err := f.sys.Layout().CommentKey(top.Comments()[0].OrderID, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.sys.UpsertRanks(f.ctx, p, [][]byte{ck, ck, ck}); err != nil {
+					t.Fatal(err)
+				}
+				want := map[bool]int{false: 3, true: 10}[keep]
+				if got := f.count(keys.ProductRank); got != want {
+					t.Errorf("%d rank rows after a 3-rank upsert; want %d", got, want)
+				}
+				top, err = f.sys.Ranked(f.ctx, p, 10)
+				if err != nil || len(top.Entries) != want {
+					t.Errorf("ranked after the upsert: %d entries, %v; want %d", len(top.Entries), err, want)
+				}
+			})
+		}
+	}
+}
+
+// The design is recorded whole with the tables: reading it back gives the
+// same keys, and the same design again is accepted.
+func TestLayoutRecorded(t *testing.T) {
+	for _, l := range builtins(t) {
+		t.Run(l.Name(), func(t *testing.T) {
+			f := newFixture(t, l, comments.Bounded)
+			got, found, err := comments.RecordedLayout(f.ctx, f.st)
+			if err != nil || !found {
+				t.Fatalf("recorded design: %v, found %v; want %s", err, found, l.Name())
 			}
-			// A shorter ranking: ranks 4..10 are stale unless deleted.
-			ck, _ := keys.CommentKey(top.Comments()[0].OrderID, p)
-			if err := f.sys.UpsertRanks(f.ctx, p, [][]byte{ck, ck, ck}); err != nil {
-				t.Fatal(err)
+			if got.Name() != l.Name() {
+				t.Errorf("recorded design is named %q, want %q", got.Name(), l.Name())
 			}
-			want := map[bool]int{false: 3, true: 10}[keep]
-			if got := f.count(keys.ProductRank); got != want {
-				t.Errorf("%d rank rows after a 3-rank upsert; want %d", got, want)
+			if diff := got.Diff(l); diff != "" {
+				t.Errorf("recorded design differs from the one written: %s", diff)
+			}
+			if err := f.sys.CreateTables(f.ctx, keys.RandomLetters, 4); err != nil {
+				t.Errorf("the same design again: %v", err)
+			}
+			// A copy under another name writes the same bytes.
+			src := strings.Replace(string(l.Source()), "name: "+l.Name(), "name: my-"+l.Name(), 1)
+			copied, err := keys.Parse("copy.yaml", []byte(src))
+			if err != nil || copied.Name() != "my-"+l.Name() {
+				t.Fatalf("renamed copy: %v (name %q)", err, copied.Name())
+			}
+			if err := comments.New(f.st, comments.Options{Layout: copied}).CreateTables(f.ctx, keys.RandomLetters, 4); err != nil {
+				t.Errorf("a renamed copy of the design: %v; want it accepted", err)
 			}
 		})
 	}
 }
 
-// The layout is recorded with the tables; a System of another layout is
-// refused on the same data.
-func TestLayoutRecorded(t *testing.T) {
-	f := newFixture(t, keys.Seed, comments.Bounded)
-	got, found, err := comments.RecordedLayout(f.ctx, f.st)
-	if err != nil || !found || got != "seed" {
-		t.Fatalf("recorded layout %q, %v, %v; want seed", got, found, err)
+// A design is refused over data written with another, before any table is
+// created, and the error names the first table and part that differ.
+func TestLayoutMismatch(t *testing.T) {
+	cases := []struct {
+		data, tables string
+		where        string // the first difference, in keys.Tables order
+	}{
+		{"seed", "unique", "table user-comment, part 3"},
+		{"unique", "seed", "table user-comment, part 3"},
+		{"seed", "hashed", "table user, part 1"},
+		{"unique", "salted", "table user-comment, part 1"},
+		{"unique", "time-led", "table product-comment, part 1"},
+		{"salted", "hashed", "table user, part 1"},
 	}
-	other := comments.New(f.st, comments.Options{Layout: keys.Unique})
-	if err := other.CreateTables(f.ctx, nil); !errors.Is(err, comments.ErrLayoutMismatch) {
-		t.Errorf("unique tables over seed data: %v; want ErrLayoutMismatch", err)
+	for _, c := range cases {
+		t.Run(c.data+"/"+c.tables, func(t *testing.T) {
+			data, err := keys.Builtin(c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables, err := keys.Builtin(c.tables)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := embedded.Open(embedded.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { eng.Close() })
+			ctx := context.Background()
+			// Only the design recorded, no table yet: a refused design
+			// must not create its tables.
+			if err := comments.New(eng, comments.Options{Layout: data}).CreateTables(ctx, keys.RandomLetters, 4); err != nil {
+				t.Fatal(err)
+			}
+			for _, table := range keys.Tables {
+				if err := eng.DropTable(ctx, table); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = comments.New(eng, comments.Options{Layout: tables}).CreateTables(ctx, keys.RandomLetters, 4)
+			if !errors.Is(err, comments.ErrLayoutMismatch) {
+				t.Fatalf("%s tables over %s data: %v; want ErrLayoutMismatch", c.tables, c.data, err)
+			}
+			for _, want := range []string{c.where, `"` + c.data + `"`, `"` + c.tables + `"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %s", err, want)
+				}
+			}
+			specs, err := eng.ListTables(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(specs) != 1 || specs[0].Name != comments.MetaTable {
+				t.Errorf("tables after the refusal: %v; want only %s", specs, comments.MetaTable)
+			}
+			got, found, err := comments.RecordedLayout(ctx, eng)
+			if err != nil || !found || got.Diff(data) != "" {
+				t.Errorf("recorded design after the refusal: %v, %v; want %s still", err, found, c.data)
+			}
+		})
 	}
-	if err := f.sys.CreateTables(f.ctx, nil); err != nil {
-		t.Errorf("the same layout again: %v", err)
+}
+
+// Data from before designs were recorded whole names a built-in in the
+// layout row; data with no meta table recorded nothing.
+func TestRecordedLayoutByName(t *testing.T) {
+	eng, err := embedded.Open(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ctx := context.Background()
+	if d, found, err := comments.RecordedLayout(ctx, eng); err != nil || found || d != nil {
+		t.Fatalf("no meta table: %v, %v, %v; want nothing found", d, found, err)
+	}
+	if err := eng.CreateTable(ctx, store.TableSpec{Name: comments.MetaTable, Family: keys.Family}); err != nil {
+		t.Fatal(err)
+	}
+	if d, found, err := comments.RecordedLayout(ctx, eng); err != nil || found || d != nil {
+		t.Fatalf("empty meta table: %v, %v, %v; want nothing found", d, found, err)
+	}
+	if err := eng.Mutate(ctx, comments.MetaTable, store.Put([]byte("layout"),
+		store.Cell{Qualifier: keys.Qualifier, Value: []byte("unique")})); err != nil {
+		t.Fatal(err)
+	}
+	d, found, err := comments.RecordedLayout(ctx, eng)
+	if err != nil || !found || d.Name() != "unique" || d.Diff(keys.Unique) != "" {
+		t.Fatalf("layout row %q: %v, %v, %v; want the built-in unique", "unique", d, found, err)
+	}
+	err = comments.New(eng, comments.Options{Layout: keys.Seed}).CreateTables(ctx, keys.RandomLetters, 4)
+	if !errors.Is(err, comments.ErrLayoutMismatch) {
+		t.Errorf("seed tables over data named unique: %v; want ErrLayoutMismatch", err)
 	}
 }

@@ -2,11 +2,13 @@ package comments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
 	"commentbench/keys"
+	"commentbench/model"
 	"commentbench/store"
 )
 
@@ -141,32 +143,89 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 	if err != nil {
 		return nil, store.ScanMetrics{}, fmt.Errorf("rank job: %w", err)
 	}
-	best := make([]Candidate, 0, keys.MaxRank+1)
-	var derr error
+	t := s.layout.Table(keys.ProductComment)
+	keyHasLen := t.Has(keys.PartLen, "") || t.Has(keys.PartRevLen, "")
+	var top topN
+	var pending []Candidate // awaiting their comments' lengths
+	var ferr error
+	flush := func() {
+		if ferr == nil && len(pending) > 0 {
+			ferr = s.fillLengths(ctx, pending)
+			for _, c := range pending {
+				if c.ContentLen >= 0 { // a dangling index row ranks nothing
+					top.add(c)
+				}
+			}
+		}
+		pending = pending[:0]
+	}
 	m, err := s.scanAll(ctx, l, func(r store.Row) {
 		k, err := s.layout.Decode(keys.ProductComment, r.Key)
 		if err != nil {
-			derr = err
+			ferr = cmp.Or(ferr, err)
 			return
 		}
 		v, _ := r.Value(keys.Qualifier)
 		c := Candidate{CommentKey: v, ContentLen: k.ContentLen, Timestamp: k.Timestamp}
-		i, _ := slices.BinarySearchFunc(best, c, func(a, b Candidate) int {
-			if Better(a, b) {
-				return -1
-			}
-			return 1
-		})
-		if i < keys.MaxRank {
-			best = slices.Insert(best, i, c)
-			best = best[:min(len(best), keys.MaxRank)]
+		if keyHasLen {
+			top.add(c)
+			return
+		}
+		if pending = append(pending, c); len(pending) == lengthBatch {
+			flush()
 		}
 	})
+	flush()
 	if err == nil {
-		err = derr
+		err = ferr
 	}
 	if err != nil {
 		return nil, m, fmt.Errorf("rank job %s: %w", productID, err)
 	}
-	return best, m, nil
+	return top, m, nil
+}
+
+// lengthBatch is how many comments a ranking job reads at once when the
+// design's listing key holds no length.
+const lengthBatch = 500
+
+// fillLengths reads the comments of a design whose listing key holds no
+// length: the price of leaving it out. Their length is what they hold now,
+// edits included; a missing comment gets -1.
+func (s *System) fillLengths(ctx context.Context, cs []Candidate) error {
+	cks := make([][]byte, len(cs))
+	for i, c := range cs {
+		cks[i] = c.CommentKey
+	}
+	rows, err := s.st.BatchGet(ctx, keys.Comment, cks)
+	if err != nil {
+		return fmt.Errorf("get %s: %w", keys.Comment, err)
+	}
+	for i, row := range rows {
+		c, found, err := decodeRow[model.Comment](s.codec, keys.Comment, row)
+		if err != nil {
+			return err
+		}
+		cs[i].ContentLen = -1
+		if found {
+			cs[i].ContentLen = c.ContentLen()
+		}
+	}
+	return nil
+}
+
+// topN keeps the MaxRank best candidates by Better.
+type topN []Candidate
+
+func (t *topN) add(c Candidate) {
+	i, _ := slices.BinarySearchFunc(*t, c, func(a, b Candidate) int {
+		if Better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	if i < keys.MaxRank {
+		*t = slices.Insert(*t, i, c)
+		*t = (*t)[:min(len(*t), keys.MaxRank)]
+	}
 }

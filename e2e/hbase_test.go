@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,25 @@ func TestHBaseDropTables(t *testing.T) {
 	names, err := c.ListTables(ctx, "cb_other")
 	if err != nil || len(names) != 1 {
 		t.Errorf("cb_other after --drop-tables: %v, %v; want it left alone", names, err)
+	}
+}
+
+// Designs travel over the wire too: a user's design file and the salted
+// built-in (8 scans per page through the client), loadgen then verify
+// against the test server, clean; verify takes the design from the tables.
+func TestHBaseDesigns(t *testing.T) {
+	cl, _ := cluster(t)
+	for i, layout := range []string{userDesign(t), "salted"} {
+		dir := t.TempDir()
+		prefix := "cb_d" + strconv.Itoa(i) + "_"
+		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--layout", layout, "--quiet", "--out", filepath.Join(dir, "hb"))
+		out, errOut, code := run(t, "loadgen", args...)
+		if code != 0 {
+			t.Fatalf("loadgen %s on hbase: exit %d\n%s%s", layout, code, out, errOut)
+		}
+		rep, code := verifyJSON(t, append(hbaseArgs(cl, prefix), "--run", filepath.Join(dir, "hb"))...)
+		if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 || rep.References.Comments == 0 {
+			t.Errorf("%s on hbase: exit %d, %s, lost %d", layout, code, rep.Verdict, rep.Run.Lost.Count)
+		}
 	}
 }

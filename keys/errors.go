@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ErrBadID is wrapped by every error about an id, so a caller can tell "the
@@ -78,4 +79,25 @@ func quoted(s string) string {
 		return strconv.Quote(s[:maxShown]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// QuoteBytes quotes a key for people: printable ASCII as it is, every other
+// byte as \xNN, so no byte is mistaken for a character it happens to
+// encode.
+func QuoteBytes(b []byte) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c >= ' ' && c <= '~':
+			sb.WriteByte(c)
+		default:
+			fmt.Fprintf(&sb, "\\x%02x", c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
 }

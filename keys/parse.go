@@ -389,8 +389,8 @@ func (ps *parser) checkTable(t *TableKey, line int) error {
 		if !seen[FieldProductID] {
 			return fail("a product listing is read by productId: the key must hold it")
 		}
-		if (!t.Has(PartTs, "") && !t.Has(PartRevTs, "")) || (!t.Has(PartLen, "") && !t.Has(PartRevLen, "")) {
-			return fail("the key must hold a timestamp (ts or revTs) and a length (len or revLen): listings are newest first, and the ranking job scores comments from the key")
+		if !t.Has(PartTs, "") && !t.Has(PartRevTs, "") {
+			return fail("a product listing is newest first: the key must hold ts or revTs")
 		}
 	case ProductRank:
 		if !seen[FieldProductID] || !t.Has(PartRank, "") {

@@ -195,6 +195,9 @@ func printSpread(b *strings.Builder, ts []spread.TableSpread) {
 		line(b, "%s  %d regions  hottest %.0f%% %s  max/mean %.1f  gini %.2f",
 			name, t.Regions, 100*t.HottestServerShare, cut(t.HottestServer, 6), t.RegionMaxMean, t.RegionGini)
 		line(b, "  servers max/mean %.1f  gini %.2f  ceiling %.1fx", t.ServerMaxMean, t.ServerGini, t.Ceiling)
+		if w := t.HottestWrites; w != nil && t.Table != spread.AllTables {
+			line(b, "  writes: %.0f%% of %d in one region, %s", 100*w.Share, t.Writes, w.Range)
+		}
 	}
 }
 

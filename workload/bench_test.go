@@ -18,7 +18,10 @@ import (
 // arrivals/s, per core, and what op counts per second.
 func benchRun(b *testing.B, st store.Store, sc Scenario, op string) {
 	sc.Ops, sc.Duration, sc.Warmup = int64(b.N), 0, 0
-	layout, _ := keys.LayoutByName(sc.Layout)
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		b.Fatal(err)
+	}
 	set := results.NewSet(OpNames, time.Duration(sc.Interval))
 	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: layout})}
 	env, err := Prepare(context.Background(), cfg)

@@ -61,7 +61,10 @@ func runScenario(t testing.TB, ctx context.Context, st store.Store, sc Scenario)
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	layout, _ := keys.LayoutByName(sc.Layout)
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mode, _ := comments.ParseScanMode(sc.Scan)
 	set := results.NewSet(OpNames, time.Duration(sc.Interval))
 	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1,

@@ -185,6 +185,7 @@ func usage(fs *pflag.FlagSet, w io.Writer) {
 
 usage: loadgen [flags]
        loadgen merge [--out DIR] [--slo EXPR]... RUN_DIR...
+       loadgen lint --layout NAME|FILE [--json] [--print]
 
 flags:
 `)
@@ -193,6 +194,11 @@ flags:
 	for _, name := range workload.PresetNames() {
 		p, _ := workload.Preset(name)
 		fmt.Fprintln(w, wrap(p.Describe(), "  ", "      ", 78))
+	}
+	fmt.Fprintln(w, "\nkey designs (--layout; 'loadgen lint --layout NAME --print' prints one):")
+	for _, name := range keys.BuiltinNames() {
+		d, _ := keys.Builtin(name)
+		fmt.Fprintln(w, wrap(name+": "+d.Description(), "  ", "      ", 78))
 	}
 	fmt.Fprintf(w, "\noperations (for --slo): %s\n", strings.Join(workload.OpNames, ", "))
 }

@@ -264,7 +264,7 @@ func describeKey(l *keys.Design) spread.Describe {
 		if _, err := l.Decode(table, k); err == nil {
 			return l.Describe(table, k)
 		}
-		return fmt.Sprintf("%q", k)
+		return keys.QuoteBytes(k)
 	}
 }
 

@@ -54,8 +54,7 @@ func rate(b *testing.B, op string, over func(*embedded.Engine) store.Store) floa
 	b.Cleanup(func() { e.Close() })
 	ctx := context.Background()
 	sys := comments.New(over(e), comments.Options{Layout: keys.Unique})
-	splits, _ := keys.SplitPoints(keys.RandomLetters, 4)
-	if err := sys.CreateTables(ctx, splits); err != nil {
+	if err := sys.CreateTables(ctx, keys.RandomLetters, 4); err != nil {
 		b.Fatal(err)
 	}
 	ids := keys.NewRandom(rand.New(rand.NewPCG(1, 1)))

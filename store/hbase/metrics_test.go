@@ -23,11 +23,7 @@ func TestSeedScanCostsOnHBase(t *testing.T) {
 			e := start(t, false)
 			ts := int64(1763697906123)
 			sys := comments.New(e.st, comments.Options{Layout: keys.Seed, Scan: mode, Clock: func() int64 { return ts }})
-			splits, err := keys.SplitPoints(keys.RandomLetters, 4)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sys.CreateTables(e.ctx, splits); err != nil {
+			if err := sys.CreateTables(e.ctx, keys.RandomLetters, 4); err != nil {
 				t.Fatal(err)
 			}
 			ids := keys.NewRandom(rand.New(rand.NewPCG(7, 9)))

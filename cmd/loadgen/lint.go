@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"commentbench/keys"
+	"commentbench/model"
+)
+
+// lint analyses a key design without running anything: each table's key
+// as parts with offsets, an example key, the split points, bytes per
+// comment, and what can be told statically (collisions, monotonic leading
+// parts, scatter-gather listings). Exit 1 on a collision risk.
+func lint(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("loadgen lint", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	layout := fs.String("layout", "", "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file")
+	asJSON := fs.Bool("json", false, "print the report as a JSON document")
+	print := fs.Bool("print", false, "print the design file itself")
+	regions := fs.Int("regions", 8, "regions, for the split points of tables split by --regions")
+	ids := fs.String("ids", "random", "id scheme, for the split points: "+strings.Join(keys.SchemeNames(), ", "))
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: loadgen lint --layout NAME|FILE [--json] [--print]\n\n"+
+			"Shows a key design's keys, split points and bytes per comment, and what can be told\n"+
+			"without running it. Exit 1 when an index key can collide, 0 otherwise, 2 on bad input.\n\n")
+		fmt.Fprint(stderr, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return fail(stderr, err)
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, fmt.Errorf("lint: unexpected argument %q", fs.Arg(0)))
+	}
+	if *layout == "" {
+		return fail(stderr, fmt.Errorf("lint: --layout is required (%s, or a design file)", strings.Join(keys.BuiltinNames(), ", ")))
+	}
+	d, err := keys.Load(*layout)
+	if err != nil {
+		return fail(stderr, fmt.Errorf("--layout: %w", err))
+	}
+	if *print {
+		_, _ = stdout.Write(d.Source())
+		return 0
+	}
+	scheme, err := keys.SchemeByName(*ids)
+	if err != nil {
+		return fail(stderr, fmt.Errorf("--ids: %w", err))
+	}
+	r, err := d.Lint(scheme, *regions)
+	if err != nil {
+		return fail(stderr, fmt.Errorf("--regions %d: %w", *regions, err))
+	}
+	val := commentValueBytes()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(struct {
+			keys.LintReport
+			CommentValueBytes int `json:"comment_value_bytes"`
+		}{r, val})
+	} else {
+		err = printLint(stdout, r, val)
+	}
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if r.CollisionRisk {
+		return 1
+	}
+	return 0
+}
+
+// exampleContent is the content length lint prices a comment at.
+const exampleContent = 100
+
+// commentValueBytes is the JSON value of a comment with exampleContent
+// bytes of content, as the comment table stores it.
+func commentValueBytes() int {
+	b, _ := model.JSON.Marshal(model.Comment{OrderID: "OgDjYiMuQt", ProductID: "PfHsNeVbRc", UserID: "UbXeWkQaTz",
+		Content: strings.Repeat("x", exampleContent), Timestamp: 1795435200000})
+	return len(b)
+}
+
+func printLint(w io.Writer, r keys.LintReport, commentValue int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "design %s (%s)\n", r.Design, r.File)
+	if r.Description != "" {
+		b.WriteString(wrap(r.Description, "  ", "  ", 78) + "\n")
+	}
+	for _, t := range r.Tables {
+		parts := make([]string, len(t.Parts))
+		for i, p := range t.Parts {
+			parts[i] = fmt.Sprintf("%s@%d", p.Part, p.Offset)
+		}
+		fmt.Fprintf(&b, "\n%s  %d bytes: %s\n", t.Table, t.Bytes, strings.Join(parts, " "))
+		fmt.Fprintf(&b, "  example  %s\n           %s\n", t.Example, t.Readable)
+		fmt.Fprintf(&b, "  splits   %s: %s\n", t.Splits, showPoints(t.Points))
+		if t.Listing != "" {
+			fmt.Fprintf(&b, "  listing  %s\n", t.Listing)
+		}
+	}
+	fmt.Fprintf(&b, "\nbytes per comment written: row keys %d, index values %d, comment value %d (JSON, %d bytes of content): %d in all\n",
+		r.KeyBytesPerComment, r.IndexValueBytes, commentValue, exampleContent, r.KeyBytesPerComment+r.IndexValueBytes+commentValue)
+	b.WriteString("\nfindings:\n")
+	if len(r.Findings) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, f := range r.Findings {
+		label := "note"
+		switch {
+		case f.Risk:
+			label = "RISK"
+		case f.Hotspot:
+			label = "HOT "
+		}
+		b.WriteString(wrap(fmt.Sprintf("%s %s (%s): %s", label, f.Table, f.Kind, f.Message), "  ", "       ", 78) + "\n")
+	}
+	if r.CollisionRisk {
+		b.WriteString("\ncollision risk: comments can be lost (exit 1)\n")
+	} else {
+		b.WriteString("\nno collision risk\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// showPoints lists split points, the first and last few of a long list.
+func showPoints(ps []string) string {
+	if len(ps) == 0 {
+		return "none (one region)"
+	}
+	if len(ps) > 6 {
+		return fmt.Sprintf("%s ... %s (%d)", strings.Join(ps[:3], " "), strings.Join(ps[len(ps)-2:], " "), len(ps))
+	}
+	return strings.Join(ps, " ")
+}
