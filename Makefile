@@ -1,4 +1,8 @@
-# commentbench: `make run` runs the main job on the embedded backend,
+# comment$(HDRJS)/node_modules/hdr-histogram-js:
+	mkdir -p $(HDRJS)
+	npm install --prefix $(HDRJS) --no-audit --no-fund --loglevel=error hdr-histogram-js@$(HDRJS_VERSION)
+
+bench: `make run` runs the main job on the embedded backend,
 # `make test` runs every test. Nothing but Go is needed.
 GO      ?= go
 BIN     := bin
@@ -20,12 +24,16 @@ run: build
 # (Debian's package, installed when missing), on a loopback port, stopped
 # afterwards whatever the tests say.
 ZKDIR   := .data/zookeeper
+# HdrHistogram's JavaScript port, from npm, to check the harness's
+# percentiles and interval logs against an independent implementation.
+HDRJS   := .data/hdrjs
+HDRJS_VERSION := 3.0.1
 
-test:
+test: $(HDRJS)/node_modules/hdr-histogram-js
 	$(GO) vet ./...
 	rm -rf $(ZKDIR)
 	bash scripts/zookeeper.sh start $(ZKDIR)
-	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) $(GO) test -count=1 ./...; \
+	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) COMMENTBENCH_HDRJS=$(CURDIR)/$(HDRJS)/node_modules $(GO) test -count=1 ./...; \
 		status=$$?; bash scripts/zookeeper.sh stop $(ZKDIR); exit $$status
 	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... ./hbase/...
 

@@ -43,7 +43,9 @@ func (t *TableKey) plan(owner string) listPlan {
 	for i, p := range t.Parts {
 		switch {
 		case p.ownedBy(owner):
-			seen = seen || p.Kind != PartLiteral
+			// A salt or hash of the owner is shared with other owners:
+			// only the owner's own bytes make a prefix hold just its rows.
+			seen = seen || p.Kind == PartField || p.Kind == PartReverse
 		case p.Kind == PartSalt && l.fanout*p.Buckets <= MaxFanout:
 			l.fanned = append(l.fanned, i)
 			l.fanout *= p.Buckets

@@ -157,12 +157,14 @@ func (ps *parser) table(name string, m *yaml.Node) (*TableKey, error) {
 	}
 	t := &TableKey{Table: name, Splits: SplitSpec{Regions: true}}
 	var keyNode *yaml.Node
+	splitsLine := m.Line
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		switch k.Value {
 		case "key":
 			keyNode = v
 		case "splits":
+			splitsLine = k.Line
 			s, err := ps.splits(name, v)
 			if err != nil {
 				return nil, err
@@ -188,7 +190,7 @@ func (ps *parser) table(name string, m *yaml.Node) (*TableKey, error) {
 		return nil, ps.fail(keyNode.Line, name, "", "key is %d bytes; HBase takes at most %d", t.Len, MaxKeyLen)
 	}
 	if t.Splits.Buckets && t.leadingSalt() == nil {
-		return nil, ps.fail(m.Line, name, "", "splits: buckets needs a key that starts with a salt (after any literal)")
+		return nil, ps.fail(splitsLine, name, "", "splits: buckets needs a key that starts with a salt (after any literal)")
 	}
 	return t, ps.checkTable(t, keyNode.Line)
 }
@@ -358,12 +360,21 @@ var whyFields = map[string]string{
 func (ps *parser) checkTable(t *TableKey, line int) error {
 	fail := func(format string, args ...any) error { return ps.fail(line, t.Table, "", format, args...) }
 	seen := map[string]bool{}
+	values := map[string]string{}
 	for _, p := range t.Parts {
 		if p.Kind == PartField || p.Kind == PartReverse {
 			if seen[p.Field] {
 				return ps.fail(p.line, t.Table, p.Source, "%s appears twice", p.Field)
 			}
 			seen[p.Field] = true
+		}
+		// Decode reads a value from each part that holds it: two parts
+		// could disagree, and the key would not encode back to its bytes.
+		if v := valueName[p.Kind]; v != "" {
+			if prev, dup := values[v]; dup {
+				return ps.fail(p.line, t.Table, p.Source, "the key already holds the %s as %s: a key holds it once", v, prev)
+			}
+			values[v] = p.Source
 		}
 		if pw, ok := plainWidths[p.Source]; ok && !valueAllowed(t.Table, pw.kind) {
 			return ps.fail(p.line, t.Table, p.Source, "this table has no %s: %s", p.Source, whyFields[t.Table])
@@ -400,6 +411,8 @@ func (ps *parser) checkTable(t *TableKey, line int) error {
 	return nil
 }
 
+var valueName = map[PartKind]string{PartTs: "timestamp", PartRevTs: "timestamp", PartLen: "length", PartRevLen: "length", PartRank: "rank"}
+
 func valueAllowed(table string, kind PartKind) bool {
 	switch kind {
 	case PartRank:
@@ -428,17 +441,18 @@ func (ps *parser) splits(table string, v *yaml.Node) (SplitSpec, error) {
 		return SplitSpec{}, ps.fail(v.Line, table, "", format, args...)
 	}
 	if v.Kind == yaml.SequenceNode {
-		var out [][]byte
+		// Not nil when empty: an empty list is one region, not "regions".
+		out := [][]byte{}
 		for _, n := range v.Content {
 			b := []byte(n.Value)
 			if strings.HasPrefix(n.Value, "0x") {
 				var err error
 				if b, err = hex.DecodeString(n.Value[2:]); err != nil {
-					return fail("splits: %q: want hex digits after 0x", n.Value)
+					return SplitSpec{}, ps.fail(n.Line, table, "", "splits: %q: want hex digits after 0x", n.Value)
 				}
 			}
 			if len(b) == 0 || (len(out) > 0 && string(b) <= string(out[len(out)-1])) {
-				return fail("splits: %q: want non-empty keys in ascending order", n.Value)
+				return SplitSpec{}, ps.fail(n.Line, table, "", "splits: %q: want non-empty keys in ascending order", n.Value)
 			}
 			out = append(out, b)
 		}

@@ -35,6 +35,8 @@ func TestPrintSummaryFits80(t *testing.T) {
 	s := summaryOf(t, []string{"read", "write", long}, t0, t0.Add(90*time.Second), dataA, dataB)
 	s.Ops[0].Count, s.Ops[0].Errors, s.Ops[0].Rate = 98765432109, 123456789, 1234567.8
 	s.Merged = []string{"a", "b"}
+	s.Ops[2].Listing = &ListingCost{Cost: Cost{Pages: 1e12, Scans: 8e12, Rows: 1e21 / 1e3, MaxRows: 9876543210987},
+		ScansPerPage: 8, RowsPerPage: 1e9}
 	s.Pacing = Pacing{Mode: "open", Rate: 123456.7, Arrivals: 1e12, Late: 1e11, Unstarted: 1e10}
 	s.Violations = map[string]*Violation{
 		"leak":  {Count: 3, Samples: []string{strings.Repeat("product 123 listed comment of 456 ", 5)}},
@@ -69,7 +71,8 @@ func TestPrintSummaryFits80(t *testing.T) {
 	for _, want := range []string{"\nread ", "\nwrite ", "\nan-operation-name~ ", "98765.4M", "p99.9",
 		"pacing open loop", "leak: 3, first: product 123", "product-comment  8 regions  hottest 41% rs2",
 		"ceiling 2.4x", "SLO read:p99<=200ms  BREACHED (p99 ", "SLO scan:p50<1ms  BREACHED (op did not run)",
-		"error-rate 0.12%", "BREACHED (throughput 0.0111/s)", "1000.0G arrivals", "errors read: order-not-found 1, timeout 1"} {
+		"error-rate 0.12%", "BREACHED (throughput 0.0111/s)", "1000.0G arrivals", "errors read: order-not-found 1, timeout 1",
+		"listing cost per page", "  an-operation-name~     8.0   1000000000.0, 9876543210987"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

@@ -166,6 +166,9 @@ type OpInterval struct {
 	Op                       string
 	Count, Errors            int64
 	P50, P90, P99, P999, Max time.Duration
+	// Hist is the interval's latency histogram (a copy), nil when the op
+	// recorded nothing: what the interval log writes.
+	Hist *hdr.Histogram
 }
 
 func (s *Set) snapshotRecorders() []*Recorder {
@@ -190,6 +193,9 @@ func (s *Set) Collect(start, end time.Time) Interval {
 	for i, h := range s.ivLat {
 		s.cumLat[i].Merge(h)
 		iv.Ops[i] = opInterval(s.ops[i], h, errs[i])
+		if h.TotalCount() > 0 {
+			iv.Ops[i].Hist = h.Clone()
+		}
 	}
 	return iv
 }
@@ -215,7 +221,7 @@ func (s *Set) drain(r *Recorder, errs []int64) {
 }
 
 func opInterval(op string, h *hdr.Histogram, errs int64) OpInterval {
-	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	q := valuesAt(h, 50, 90, 99, 99.9)
 	return OpInterval{
 		Op: op, Count: h.TotalCount(), Errors: errs,
 		P50: us(q[0]), P90: us(q[1]), P99: us(q[2]), P999: us(q[3]), Max: us(maxOf(h)),

@@ -200,7 +200,7 @@ func (st opStats) value(metric string, durationSec float64) float64 {
 		return ms(maxOf(st.lat))
 	}
 	q := map[string]float64{"p50": 50, "p90": 90, "p99": 99, "p999": 99.9}[metric]
-	return ms(st.lat.ValueAtPercentile(q))
+	return ms(ValueAtPercentile(st.lat, q))
 }
 
 func compare(a float64, cmp string, b float64) bool {

@@ -169,7 +169,7 @@ func opSummary(op string, lat, svc *hdr.Histogram, errs int64, byKind map[string
 }
 
 func percentiles(h *hdr.Histogram) Percentiles {
-	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	q := valuesAt(h, 50, 90, 99, 99.9)
 	return Percentiles{P50: ms(q[0]), P90: ms(q[1]), P99: ms(q[2]), P999: ms(q[3]),
 		Max: ms(maxOf(h)), Mean: h.Mean() / 1000}
 }

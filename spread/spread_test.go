@@ -100,3 +100,63 @@ func TestTablesSpread(t *testing.T) {
 		t.Errorf("hottest %+v", ts.Hottest)
 	}
 }
+
+// The region that took most of a table's writes is named with its share of
+// them, whatever the reads did; a table nothing wrote to has none.
+func TestHottestWrites(t *testing.T) {
+	loads := []Load{
+		{Region: store.Region{Table: "pc", Name: "a", Server: "rs1", End: []byte("m")}, Reads: 900},
+		{Region: store.Region{Table: "pc", Name: "b", Server: "rs2", Start: []byte("m"), End: []byte("t")}, Reads: 5, Writes: 30},
+		{Region: store.Region{Table: "pc", Name: "c", Server: "rs3", Start: []byte("t")}, Writes: 10},
+		{Region: store.Region{Table: "user", Name: "u1", Server: "rs1"}, Reads: 50},
+		{Region: store.Region{Table: "order", Name: "o1", Server: "rs2", End: []byte("k")}, Writes: 20},
+		{Region: store.Region{Table: "order", Name: "o2", Server: "rs3", Start: []byte("k")}, Writes: 20},
+		{Region: store.Region{Table: "idle", Name: "i1", Server: "rs1"}},
+	}
+	describe := func(table string, key []byte) string { return table + ":" + string(key) }
+	got := map[string]TableSpread{}
+	for _, ts := range Tables(loads, []string{"rs1", "rs2", "rs3"}, describe, 2) {
+		got[ts.Table] = ts
+	}
+	cases := []struct {
+		table  string
+		writes uint64
+		want   *RegionShare
+	}{
+		// The reads went to a; the writes to b, three in four.
+		{"pc", 40, &RegionShare{Name: "b", Server: "rs2", Range: "[pc:m, pc:t)", Share: 0.75}},
+		// Only reads.
+		{"user", 0, nil},
+		// A tie goes to the region first in key order.
+		{"order", 40, &RegionShare{Name: "o1", Server: "rs2", Range: "[start, order:k)", Share: 0.5}},
+		// No requests at all.
+		{"idle", 0, nil},
+		// Every table together: b's 30 of all 80 writes.
+		{AllTables, 80, &RegionShare{Name: "b", Server: "rs2", Range: "[pc:m, pc:t)", Share: 0.375}},
+	}
+	for _, c := range cases {
+		ts, ok := got[c.table]
+		if !ok {
+			t.Errorf("no spread for table %s", c.table)
+			continue
+		}
+		if ts.Writes != c.writes {
+			t.Errorf("%s: %d writes, want %d", c.table, ts.Writes, c.writes)
+		}
+		switch {
+		case c.want == nil && ts.HottestWrites != nil:
+			t.Errorf("%s: hottest writes %+v, want none", c.table, *ts.HottestWrites)
+		case c.want != nil && (ts.HottestWrites == nil || *ts.HottestWrites != *c.want):
+			t.Errorf("%s: hottest writes %+v, want %+v", c.table, ts.HottestWrites, *c.want)
+		}
+	}
+	// The requests' hottest region is still the one that served the reads.
+	if pc := got["pc"]; len(pc.Hottest) == 0 || pc.Hottest[0].Name != "a" {
+		t.Errorf("pc hottest by requests %+v, want a first", pc.Hottest)
+	}
+	// Without a describer the range's keys are quoted.
+	plain := Tables(loads[1:3], []string{"rs2", "rs3"}, nil, 1)
+	if len(plain) != 1 || plain[0].HottestWrites == nil || plain[0].HottestWrites.Range != `["m", "t")` {
+		t.Errorf("undescribed hottest writes %+v", plain)
+	}
+}

@@ -23,12 +23,13 @@ type collector struct {
 	phase      string
 	phaseStart time.Time
 	last       time.Time
+	begin      time.Time // the run's start, which the arrival schedule counts from
 }
 
 func newCollector(r *run) *collector {
 	now := time.Now()
 	c := &collector{r: r, tracker: spread.NewTracker(), quit: make(chan struct{}),
-		phase: "warmup", phaseStart: now, last: now}
+		phase: "warmup", phaseStart: now, last: now, begin: now}
 	c.tracker.Reset(c.stats())
 	return c
 }
@@ -76,6 +77,9 @@ func (c *collector) tick(now time.Time) {
 	}
 	t := Tick{Phase: c.phase, Elapsed: now.Sub(c.phaseStart), Arrivals: c.r.arrived.Load(),
 		Interval: c.r.cfg.Results.Collect(c.last, now)}
+	if sc := c.r.cfg.Scenario; sc.Rate > 0 || sc.Ramp != "" {
+		t.Target = rateOf(sc).At(now.Sub(c.begin))
+	}
 	if c.phase == "steady" {
 		t.Regions = c.tracker.Observe(c.stats())
 	}

@@ -47,6 +47,7 @@ type Tick struct {
 	Interval results.Interval
 	Regions  []store.RegionStat // the interval's counter deltas
 	Arrivals int64              // operations started in the steady phase so far
+	Target   float64            // the open loop's arrival rate now; 0 in a closed loop
 }
 
 // Outcome is what a run did beyond its histograms.

@@ -107,22 +107,71 @@ func TestOpenLoopShowsQueueing(t *testing.T) {
 }
 
 // On the seed layout the bursts' same-millisecond, same-length comments
-// collide and the pagers find comments missing; on unique they find nothing.
+// collide and the pagers find comments missing; on every other built-in,
+// whose listing keys hold the order, they find nothing.
 func TestPagersSeeSeedCollisions(t *testing.T) {
-	for _, layout := range []string{"seed", "unique"} {
+	for _, layout := range keys.BuiltinNames() {
 		t.Run(layout, func(t *testing.T) {
 			out, _ := runScenario(t, context.Background(), openEngine(t), testScenario(t, layout))
 			missing := out.Violations[VMissing]
-			switch layout {
-			case "seed":
+			if layout == "seed" {
 				if missing == nil || missing.Count == 0 {
 					t.Fatalf("violations %v: want missing comments on the seed layout", out.Violations)
 				}
-			case "unique":
-				if len(out.Violations) != 0 {
-					for k, v := range out.Violations {
-						t.Errorf("%s: %d, e.g. %v", k, v.Count, v.Samples)
+				return
+			}
+			for k, v := range out.Violations {
+				t.Errorf("%s: %d, e.g. %v", k, v.Count, v.Samples)
+			}
+		})
+	}
+}
+
+// Every listing page a run reads is costed under its op: one page per
+// listing or ranking read and per page a pager fetched. A salted listing's
+// first page scans all 8 buckets (later pages skip the buckets that ran
+// dry); the other designs and every ranking scan once a page. Bounded pages
+// of a listing whose prefix holds its owner read at most limit+1 rows per
+// scan.
+func TestListingCostRecorded(t *testing.T) {
+	for _, layout := range []string{"unique", "salted", "hashed"} {
+		t.Run(layout, func(t *testing.T) {
+			sc := testScenario(t, layout)
+			_, tot := runScenario(t, context.Background(), openEngine(t), sc)
+			buckets := int64(1)
+			if layout == "salted" {
+				buckets = 8
+			}
+			rowsPerScan := int64(sc.PageSize + 1)
+			for _, op := range []string{"product-latest", "product-page", "user-timeline", "ranked"} {
+				o := tot[op]
+				c := o.Cost
+				if o.Count == 0 || o.Errors != 0 || c.Pages != o.Count {
+					t.Errorf("%s: %d pages costed for %d ops (%d errors); want one per op and no errors", op, c.Pages, o.Count, o.Errors)
+					continue
+				}
+				switch {
+				case op == "ranked" || op == "product-latest":
+					// A ranking is never salted; a first page scans every branch.
+					want := c.Pages * buckets
+					if op == "ranked" {
+						want = c.Pages
 					}
+					if c.Scans != want {
+						t.Errorf("%s: %d scans over %d pages, want %d", op, c.Scans, c.Pages, want)
+					}
+				case c.Scans < c.Pages || c.Scans > c.Pages*buckets:
+					t.Errorf("%s: %d scans over %d pages, want %d..%d", op, c.Scans, c.Pages, c.Pages, c.Pages*buckets)
+				case buckets == 8 && c.Scans == c.Pages:
+					t.Errorf("%s: %d scans over %d pages; want a salted pager's first pages to scan every bucket", op, c.Scans, c.Pages)
+				}
+				if c.MaxRows > buckets*rowsPerScan || c.Rows > c.Scans*rowsPerScan || c.Rows < c.MaxRows {
+					t.Errorf("%s: %d rows read (max %d a page) in %d scans; want at most %d a scan", op, c.Rows, c.MaxRows, c.Scans, rowsPerScan)
+				}
+			}
+			for _, op := range []string{"comment-write", "order-create", "rank-job"} {
+				if c := tot[op].Cost; c != (results.Cost{}) {
+					t.Errorf("%s: listing cost %+v; want none for an op that reads no page", op, c)
 				}
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"commentbench/keys"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -119,7 +121,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 		"duration: 0\nops: 0":            "duration: 0 with ops 0",
 		"warmup: -1s":                    "warmup: -1s is out of range",
 		"interval: 1ms":                  "interval: 1ms is out of range (want 10ms or more)",
-		"layout: hex":                    `layout: unknown layout "hex" (want one of seed, unique)`,
+		"layout: hex":                    `layout: unknown layout "hex" (want one of seed, unique, salted, hashed, time-led, or a design file`,
 		"scan: full":                     `scan: scan mode "full"`,
 		"ids: uuid":                      `ids: unknown id scheme "uuid"`,
 		"arrival: bursty":                `arrival: "bursty" (want constant or poisson)`,
@@ -249,4 +251,29 @@ func writeScenarioFile(t *testing.T, name, body string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// A scenario's layout may be a design file's path; a file that is missing
+// or does not parse is a problem of the layout field, naming the file.
+func TestScenarioLayoutFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "mine.yaml")
+	src := strings.Replace(string(keys.Unique.Source()), "name: unique", "name: mine", 1)
+	if err := os.WriteFile(good, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadScenario(writeScenarioFile(t, "own.yaml", "preset: ci\nlayout: "+good))
+	if err != nil || s.Layout != good {
+		t.Fatalf("layout file: %v, layout %q; want %q accepted", err, s.Layout, good)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: bad\ntables:\n  user:\n    key: nosuchpart\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{bad, filepath.Join(dir, "absent.yaml")} {
+		_, err := LoadScenario(writeScenarioFile(t, "own.yaml", "preset: ci\nlayout: "+path))
+		if err == nil || !strings.Contains(err.Error(), "layout: ") || !strings.Contains(err.Error(), path) {
+			t.Errorf("layout %s: error %v; want a layout problem naming the file", path, err)
+		}
+	}
 }

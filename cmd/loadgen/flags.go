@@ -24,6 +24,7 @@ type options struct {
 	out          string
 	slos         []results.SLO
 	quiet        bool
+	metricsAddr  string
 	workerIndex  int
 	workersTotal int
 }
@@ -98,6 +99,7 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
 	fs.Usage = func() { usage(fs, stderr) }

@@ -19,6 +19,7 @@ import (
 	"commentbench/comments"
 	"commentbench/hbase"
 	"commentbench/keys"
+	"commentbench/metrics"
 	"commentbench/progress"
 	"commentbench/results"
 	"commentbench/spread"
@@ -43,11 +44,19 @@ func load(o *options, stdout, stderr io.Writer) int {
 	if err := o.checkLayout(ctx, st); err != nil {
 		return fail(stderr, err)
 	}
+	live, err := o.serveMetrics(stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if live != nil {
+		defer live.Close()
+	}
 	out, err := newOutputs(o.out)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer out.close()
+	out.live = live
 
 	code, err := o.execute(ctx, st, out, abort, stdout, stderr)
 	if err != nil {
@@ -59,6 +68,21 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// serveMetrics starts the live metrics when --metrics-addr asks for them.
+func (o *options) serveMetrics(stderr io.Writer) (*metrics.Server, error) {
+	if o.metricsAddr == "" {
+		return nil, nil
+	}
+	s, err := metrics.Listen(o.metricsAddr)
+	if err != nil {
+		return nil, err
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "loadgen: live metrics at http://%s/metrics\n", s.Addr())
+	}
+	return s, nil
 }
 
 // checkLayout refuses, before anything is written, to add to data written
@@ -284,14 +308,10 @@ func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
 	if sc.Duration > 0 {
 		s.Total = time.Duration(sc.Warmup + sc.Duration)
 	}
-	var n int64
 	for _, op := range t.Interval.Ops {
-		n += op.Count
 		s.WorstP99 = max(s.WorstP99, op.P99)
 	}
-	if d := t.Interval.End.Sub(t.Interval.Start); d > 0 {
-		s.Rate = float64(n) / d.Seconds()
-	}
+	s.Rate = achieved(t.Interval)
 	return s
 }
 
@@ -303,6 +323,8 @@ type outputs struct {
 	timelineB, regB *bufio.Writer
 	timeline        *results.TimelineWriter
 	regions         *results.RegionsWriter
+	hlog            *results.HlogWriter
+	live            *metrics.Server // nil without --metrics-addr
 	err             error
 }
 
@@ -323,8 +345,13 @@ func newOutputs(dir string) (*outputs, error) {
 	return o, nil
 }
 
-// tick streams one steady-phase interval; the warm-up is not recorded.
+// tick streams one steady-phase interval; the warm-up is not recorded in
+// the files, only shown live.
 func (o *outputs) tick(t workload.Tick) {
+	if o.live != nil {
+		o.live.Update(metrics.Update{Phase: t.Phase, Interval: t.Interval, Regions: t.Regions,
+			Target: t.Target, Achieved: achieved(t.Interval)})
+	}
 	if t.Phase != "steady" || o.err != nil {
 		return
 	}
@@ -333,6 +360,9 @@ func (o *outputs) tick(t workload.Tick) {
 		o.err = err
 	}
 	if err := o.regions.Write(t.Interval.End, t.Regions); err != nil {
+		o.err = err
+	}
+	if err := o.hlog.Write(t.Interval); err != nil {
 		o.err = err
 	}
 	// Flushed every interval so an abrupt end still leaves whole rows.
@@ -346,15 +376,31 @@ func (o *outputs) open(steadyStart time.Time) {
 	if o.timeline == nil {
 		o.timeline = results.NewTimelineWriter(o.timelineB, steadyStart)
 		o.regions = results.NewRegionsWriter(o.regB, steadyStart)
+		o.hlog = results.NewHlogWriter(o.dir, steadyStart)
 	}
 }
 
+// achieved is the operations per second an interval completed.
+func achieved(iv results.Interval) float64 {
+	var n int64
+	for _, op := range iv.Ops {
+		n += op.Count
+	}
+	if d := iv.End.Sub(iv.Start); d > 0 {
+		return float64(n) / d.Seconds()
+	}
+	return 0
+}
+
 func (o *outputs) finish(sum results.Summary) error {
+	if o.live != nil {
+		o.live.SetPhase("done")
+	}
 	o.open(sum.Start) // a run stopped in its warm-up still gets headed files
 	if o.err != nil {
 		return fmt.Errorf("write results: %w", o.err)
 	}
-	for _, f := range []func() error{o.timelineB.Flush, o.regB.Flush, o.timelineF.Sync, o.regF.Sync,
+	for _, f := range []func() error{o.timelineB.Flush, o.regB.Flush, o.timelineF.Sync, o.regF.Sync, o.hlog.Close,
 		func() error { return results.WriteSummary(o.dir, sum) },
 		func() error { return results.WriteHgrm(o.dir, sum) }} {
 		if err := f(); err != nil {

@@ -56,7 +56,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, fmt.Errorf("merge: %w", err))
 	}
 	m.SLOs = results.Evaluate(o.slos, m)
-	if err := writeMerged(o.out, m); err != nil {
+	if err := writeMerged(o.out, m, fs.Args()); err != nil {
 		fmt.Fprintln(stderr, "loadgen merge:", err)
 		return 1
 	}
@@ -67,11 +67,14 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	return sloExit(m.SLOs)
 }
 
-func writeMerged(dir string, m results.Summary) error {
+func writeMerged(dir string, m results.Summary, runs []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := results.WriteSummary(dir, m); err != nil {
+		return err
+	}
+	if err := results.MergeHlogs(runs, dir, 0); err != nil {
 		return err
 	}
 	return results.WriteHgrm(dir, m)
