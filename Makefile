@@ -1,9 +1,6 @@
-# comment$(HDRJS)/node_modules/hdr-histogram-js:
-	mkdir -p $(HDRJS)
-	npm install --prefix $(HDRJS) --no-audit --no-fund --loglevel=error hdr-histogram-js@$(HDRJS_VERSION)
-
-bench: `make run` runs the main job on the embedded backend,
-# `make test` runs every test. Nothing but Go is needed.
+# commentbench: `make run` runs the main job on the embedded backend,
+# `make test` runs every test. `make run` needs Go alone; `make test` also
+# installs ZooKeeper (apt) and HdrHistogram's JavaScript port (npm).
 GO      ?= go
 BIN     := bin
 RUNDIR  := .data/run
@@ -36,6 +33,10 @@ test: $(HDRJS)/node_modules/hdr-histogram-js
 	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) COMMENTBENCH_HDRJS=$(CURDIR)/$(HDRJS)/node_modules $(GO) test -count=1 ./...; \
 		status=$$?; bash scripts/zookeeper.sh stop $(ZKDIR); exit $$status
 	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... ./hbase/...
+
+$(HDRJS)/node_modules/hdr-histogram-js:
+	mkdir -p $(HDRJS)
+	npm install --prefix $(HDRJS) --no-audit --no-fund --loglevel=error hdr-histogram-js@$(HDRJS_VERSION)
 
 bench:
 	sh scripts/bench.sh

@@ -60,7 +60,12 @@ func agree(t *testing.T, name, dir string) {
 	}
 	ref := readReference(t, dir)
 	checked := 0
-	for _, o := range sum.Ops {
+	entries := sum.Ops
+	for _, a := range sum.Actions {
+		a.Op = results.ActionPrefix + a.Op
+		entries = append(entries, a)
+	}
+	for _, o := range entries {
 		if o.Count == 0 {
 			continue
 		}
@@ -84,7 +89,7 @@ func agree(t *testing.T, name, dir string) {
 			t.Errorf("%s %s: %s.hlog intervals hold %d, the op counted %d", name, o.Op, o.Op, inLog, o.Count)
 		}
 	}
-	if checked < 5 {
+	if checked < 12 {
 		t.Errorf("%s: only %d ops checked", name, checked)
 	}
 }

@@ -24,7 +24,10 @@ const opWidth = 18
 func PrintSummary(w io.Writer, s Summary) error {
 	var b strings.Builder
 	printHeader(&b, s)
-	printOps(&b, s.Ops)
+	printOps(&b, s.Ops, "op")
+	if len(s.Actions) > 0 {
+		printOps(&b, s.Actions, "action")
+	}
 	printListing(&b, s.Ops)
 	printPacing(&b, s.Pacing)
 	printViolations(&b, s.Violations)
@@ -53,9 +56,9 @@ func printHeader(b *strings.Builder, s Summary) {
 	line(b, "%s", h)
 }
 
-func printOps(b *strings.Builder, ops []OpSummary) {
+func printOps(b *strings.Builder, ops []OpSummary, head string) {
 	row := "%-*s %9s %8s %6s %6s %6s %6s %6s %7s"
-	line(b, row, opWidth, "op", "count", "rate/s", "p50", "p90", "p99", "p99.9", "max", "errors")
+	line(b, row, opWidth, head, "count", "rate/s", "p50", "p90", "p99", "p99.9", "max", "errors")
 	var clamped int64
 	for _, o := range ops {
 		l := o.Latency
@@ -155,6 +158,10 @@ func printPacing(b *strings.Builder, p Pacing) {
 	}
 	line(b, "pacing open loop at %.1f/s: %s arrivals, %s late, %s unstarted",
 		p.Rate, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
+	if p.FellBehind {
+		line(b, "FELL BEHIND: %.0f%% of arrivals late (up to %s), %d never started; latency includes the wait",
+			100*p.LateShare, human(p.MaxLateMs), p.Unstarted)
+	}
 }
 
 func orDash(s string) string {

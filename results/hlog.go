@@ -64,7 +64,7 @@ func (w *HlogWriter) file(op string) (*hlogFile, error) {
 	if f, ok := w.files[op]; ok {
 		return f, nil
 	}
-	f, err := os.Create(filepath.Join(w.dir, op+HlogSuffix))
+	f, err := os.Create(filepath.Join(w.dir, fileName(op)+HlogSuffix))
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +152,9 @@ func MergeHlogs(dirs []string, out string, interval time.Duration) error {
 				return err
 			}
 			op := strings.TrimSuffix(filepath.Base(p), HlogSuffix)
+			if len(hs) > 0 && hs[0].Tag() != "" {
+				op = hs[0].Tag() // the file name is made safe; the tag is the name
+			}
 			logs[op] = append(logs[op], hs...)
 			if interval <= 0 && len(hs) > 0 {
 				interval = time.Duration(hs[0].EndTimeMs()-hs[0].StartTimeMs()) * time.Millisecond
@@ -181,7 +184,7 @@ func MergeHlogs(dirs []string, out string, interval time.Duration) error {
 
 func writeMergedHlogs(out string, byOp map[string]map[int64]*hdr.Histogram, firstMs int64, interval time.Duration) error {
 	for _, op := range slices.Sorted(maps.Keys(byOp)) {
-		f, err := os.Create(filepath.Join(out, op+HlogSuffix))
+		f, err := os.Create(filepath.Join(out, fileName(op)+HlogSuffix))
 		if err != nil {
 			return err
 		}

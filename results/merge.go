@@ -30,7 +30,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 		out.Start, out.End = minTime(out.Start, s.Start), maxTime(out.End, s.End)
 		out.Pacing = addPacing(out.Pacing, s.Pacing, i == 0)
 		out.Violations = addViolations(out.Violations, s.Violations)
-		for _, o := range s.Ops {
+		for _, o := range s.entries() {
 			if acc[o.Op] == nil {
 				acc[o.Op] = &opAcc{lat: newHist(), svc: newHist(), byKind: map[string]int64{}}
 				order = append(order, o.Op)
@@ -49,7 +49,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 		}
 		o.Clamped = a.clamped
 		o.Listing = listingCost(a.cost)
-		out.Ops = append(out.Ops, o)
+		out.add(o)
 	}
 	out.setRates()
 	return out, nil
@@ -69,7 +69,7 @@ func checkMergeable(s Summary) error {
 		return fmt.Errorf("format version %d, want %d", s.Version, FormatVersion)
 	}
 	seen := map[string]bool{}
-	for _, o := range s.Ops {
+	for _, o := range s.entries() {
 		if seen[o.Op] {
 			return fmt.Errorf("op %s appears twice", o.Op)
 		}
@@ -114,7 +114,7 @@ func (a *opAcc) add(o OpSummary) error {
 
 func addPacing(a, b Pacing, first bool) Pacing {
 	if first {
-		return b
+		return b.Judged()
 	}
 	if a.Mode != b.Mode {
 		a.Mode = "mixed"
@@ -123,7 +123,8 @@ func addPacing(a, b Pacing, first bool) Pacing {
 	a.Arrivals += b.Arrivals
 	a.Late += b.Late
 	a.Unstarted += b.Unstarted
-	return a
+	a.MaxLateMs = max(a.MaxLateMs, b.MaxLateMs)
+	return a.Judged()
 }
 
 // addViolations adds b's counts and samples (capped) into a, making a if

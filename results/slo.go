@@ -48,6 +48,13 @@ func ParseSLO(expr string) (SLO, error) {
 	if !ok {
 		return fail("want OP:METRIC CMP VALUE, e.g. product-latest:p99<=200ms")
 	}
+	if strings.TrimSpace(op)+":" == ActionPrefix { // action:NAME:METRIC...
+		var name string
+		if name, rest, ok = strings.Cut(rest, ":"); !ok {
+			return fail("want action:NAME:METRIC CMP VALUE, e.g. action:post-comment:p99<=300ms")
+		}
+		op = ActionPrefix + strings.TrimSpace(name)
+	}
 	s := SLO{Op: strings.TrimSpace(op), Text: text}
 	if s.Op == "" || strings.ContainsAny(s.Op, " \t<>=") {
 		return fail("op %q: want an op name or *", s.Op)
@@ -170,7 +177,11 @@ type opStats struct {
 
 func statsOf(s Summary, op string) (opStats, error) {
 	st := opStats{lat: newHist()}
-	for _, o := range s.Ops {
+	entries := s.Ops
+	if strings.HasPrefix(op, ActionPrefix) {
+		entries = s.entries()
+	}
+	for _, o := range entries {
 		if op != "*" && o.Op != op {
 			continue
 		}

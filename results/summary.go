@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +36,11 @@ type Summary struct {
 	DurationSec float64         `json:"duration_sec"`
 	Merged      []string        `json:"merged,omitempty"` // run dirs merged into this one
 	Ops         []OpSummary     `json:"ops"`
-	Pacing      Pacing          `json:"pacing"`
+	// Actions are what a user did end to end (post a comment: create the
+	// order, write the comment), each from when its arrival was due to the
+	// end of its last op; recorded under ActionPrefix + name.
+	Actions []OpSummary `json:"actions,omitempty"`
+	Pacing  Pacing      `json:"pacing"`
 	// Violations maps a pager check's kind to its count and samples.
 	Violations map[string]*Violation `json:"violations,omitempty"`
 	Spread     []spread.TableSpread  `json:"spread,omitempty"`
@@ -97,7 +102,31 @@ type Pacing struct {
 	Arrivals  int64   `json:"arrivals,omitempty"`
 	Late      int64   `json:"late,omitempty"`
 	Unstarted int64   `json:"unstarted,omitempty"`
+	// MaxLateMs is the largest lateness of an arrival that started.
+	MaxLateMs float64 `json:"max_late_ms,omitempty"`
+	// LateShare is Late over Arrivals; FellBehind says the run could not
+	// keep its schedule, so its latencies include the wait: some arrivals
+	// never started, or a tenth started late and one of them by at least
+	// BehindMs (a millisecond of timer jitter is not falling behind).
+	LateShare  float64 `json:"late_share,omitempty"`
+	FellBehind bool    `json:"fell_behind,omitempty"`
 }
+
+// Judged fills LateShare and FellBehind from the counts.
+func (p Pacing) Judged() Pacing {
+	p.LateShare, p.FellBehind = 0, false
+	if p.Mode == "closed" {
+		return p
+	}
+	if p.Arrivals > 0 {
+		p.LateShare = float64(p.Late) / float64(p.Arrivals)
+	}
+	p.FellBehind = p.Unstarted > 0 || (p.LateShare >= 0.1 && p.MaxLateMs >= BehindMs)
+	return p
+}
+
+// BehindMs is the lateness, in ms, that a user would notice.
+const BehindMs = 100
 
 // Violation counts one check's failures and keeps the first few samples.
 type Violation struct {
@@ -111,6 +140,30 @@ func (v *Violation) Add(sample string) {
 	if len(v.Samples) < MaxSamples {
 		v.Samples = append(v.Samples, sample)
 	}
+}
+
+// ActionPrefix marks a recorded name as an action's rather than an op's.
+const ActionPrefix = "action:"
+
+// add files an op or, under ActionPrefix, an action.
+func (s *Summary) add(o OpSummary) {
+	if name, ok := strings.CutPrefix(o.Op, ActionPrefix); ok {
+		o.Op = name
+		s.Actions = append(s.Actions, o)
+		return
+	}
+	s.Ops = append(s.Ops, o)
+}
+
+// entries are the ops, then the actions under ActionPrefix: what merge and
+// the files see.
+func (s Summary) entries() []OpSummary {
+	out := slices.Clone(s.Ops)
+	for _, a := range s.Actions {
+		a.Op = ActionPrefix + a.Op
+		out = append(out, a)
+	}
+	return out
 }
 
 // Summary builds the run's summary from Totals. The caller fills Pacing,
@@ -131,7 +184,7 @@ func (s *Set) Summary(start, end time.Time, config any) (Summary, error) {
 		}
 		o.Clamped = t.Clamped
 		o.Listing = listingCost(t.Cost)
-		sum.Ops = append(sum.Ops, o)
+		sum.add(o)
 	}
 	sum.setRates()
 	return sum, nil
@@ -144,10 +197,12 @@ func newSummary(start, end time.Time) Summary {
 
 // setRates recomputes every op's rate over the summary's duration.
 func (s *Summary) setRates() {
-	for i := range s.Ops {
-		s.Ops[i].Rate = 0
-		if s.DurationSec > 0 {
-			s.Ops[i].Rate = float64(s.Ops[i].Count) / s.DurationSec
+	for _, ops := range [][]OpSummary{s.Ops, s.Actions} {
+		for i := range ops {
+			ops[i].Rate = 0
+			if s.DurationSec > 0 {
+				ops[i].Rate = float64(ops[i].Count) / s.DurationSec
+			}
 		}
 	}
 }
@@ -264,7 +319,7 @@ func ReadSummary(path string) (Summary, error) {
 // input of its plotter.
 func WriteHgrm(dir string, s Summary) error {
 	var errs []error
-	for _, o := range s.Ops {
+	for _, o := range s.entries() {
 		if o.Count == 0 {
 			continue
 		}
@@ -291,6 +346,9 @@ func writeHgrm(path, enc string) error {
 
 // fileName makes an op name safe as a file name.
 func fileName(op string) string {
+	if name, ok := strings.CutPrefix(op, ActionPrefix); ok {
+		op = "action-" + name
+	}
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':

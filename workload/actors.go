@@ -10,11 +10,11 @@ import (
 	"commentbench/results"
 )
 
-// Actor performs one kind of user behaviour. intended is when the run meant
-// it to start; an actor records its first operation from that time, so an
-// open-loop run's latency includes the time spent waiting to start.
+// Actor performs one kind of user behaviour: one arrival, one or more ops.
+// Each op is recorded with Worker.record, which measures it from when it
+// would have started had the arrival started on time (see schedule).
 type Actor interface {
-	Do(ctx context.Context, w *Worker, intended time.Time)
+	Do(ctx context.Context, w *Worker)
 }
 
 // actors maps the scenario's mix names to their behaviour.
@@ -34,32 +34,32 @@ var actors = map[string]Actor{
 // by popularity and comments on it.
 type writer struct{}
 
-func (writer) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (writer) Do(ctx context.Context, w *Worker) {
 	u, p := w.r.IntN(len(w.env.Pop.Users)), w.env.Products.Pick(w.r)
-	order, ok := w.order(ctx, u, intended)
+	order, ok := w.order(ctx, u)
 	if !ok {
 		return
 	}
-	w.comment(ctx, OpWrite, order, u, p, w.content(), w.env.Clock.Now(), time.Now())
+	w.comment(ctx, OpWrite, order, u, p, w.content(), w.env.Clock.Now())
 }
 
 // order creates an order for user u and records it.
-func (w *Worker) order(ctx context.Context, u int, intended time.Time) (string, bool) {
+func (w *Worker) order(ctx context.Context, u int) (string, bool) {
 	o := model.Order{ID: w.orders.Next(), UserID: w.env.Pop.Users[u]}
 	start := time.Now()
 	err := w.env.Sys.CreateOrder(ctx, o)
-	w.record(OpOrder, intended, start, err)
+	w.record(OpOrder, start, err)
 	return o.ID, err == nil
 }
 
 // comment writes one comment stamped ts by the harness clock (the pagers
 // compare stamps with the same clock) and books it where pagers and the
 // ranking job will look for it.
-func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64, intended time.Time) {
+func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64) {
 	start := time.Now()
 	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
 		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
-	w.record(op, intended, start, err)
+	w.record(op, start, err)
 	w.book(c, err)
 	if err != nil {
 		return
@@ -100,7 +100,7 @@ func (w *Worker) content() string {
 // exactly what collides in the seed's product-comment key.
 type burster struct{}
 
-func (burster) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (burster) Do(ctx context.Context, w *Worker) {
 	b := w.env.Scenario.Burst
 	p := w.env.Products.Pick(w.r)
 	ts := w.env.Clock.Now()
@@ -111,7 +111,7 @@ func (burster) Do(ctx context.Context, w *Worker, intended time.Time) {
 			return
 		}
 		u := w.r.IntN(len(w.env.Pop.Users))
-		order, ok := w.order(ctx, u, intended)
+		order, ok := w.order(ctx, u)
 		if !ok {
 			continue
 		}
@@ -119,8 +119,7 @@ func (burster) Do(ctx context.Context, w *Worker, intended time.Time) {
 		if i < same {
 			text = ContentOfBytes(w.r, sameLen)
 		}
-		w.comment(ctx, OpBurst, order, u, p, text, ts, time.Now())
-		intended = time.Now()
+		w.comment(ctx, OpBurst, order, u, p, text, ts)
 	}
 }
 
@@ -128,9 +127,9 @@ func (burster) Do(ctx context.Context, w *Worker, intended time.Time) {
 // one millisecond: the seed's user-comment key collides.
 type multiOrder struct{}
 
-func (multiOrder) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (multiOrder) Do(ctx context.Context, w *Worker) {
 	u := w.r.IntN(len(w.env.Pop.Users))
-	order, ok := w.order(ctx, u, intended)
+	order, ok := w.order(ctx, u)
 	if !ok {
 		return
 	}
@@ -142,35 +141,35 @@ func (multiOrder) Do(ctx context.Context, w *Worker, intended time.Time) {
 			continue
 		}
 		seen[p] = true
-		w.comment(ctx, OpMulti, order, u, p, w.content(), ts, time.Now())
+		w.comment(ctx, OpMulti, order, u, p, w.content(), ts)
 	}
 }
 
 // lister reads the first page of a product's listing, hot products most.
 type lister struct{}
 
-func (lister) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (lister) Do(ctx context.Context, w *Worker) {
 	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
 	start := time.Now()
 	pg, err := w.env.Sys.ProductPage(ctx, p, nil, w.env.Scenario.PageSize)
-	w.recordPage(OpLatest, intended, start, pg, err)
+	w.recordPage(OpLatest, start, pg, err)
 }
 
 // rankedReader reads a product's top 10.
 type rankedReader struct{}
 
-func (rankedReader) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (rankedReader) Do(ctx context.Context, w *Worker) {
 	p := w.env.Pop.Products[w.env.Products.Pick(w.r)]
 	start := time.Now()
 	pg, err := w.env.Sys.Ranked(ctx, p, 10)
-	w.recordPage(OpRanked, intended, start, pg, err)
+	w.recordPage(OpRanked, start, pg, err)
 }
 
 // ranker runs the batch ranking job over the products commented since its
 // last run.
 type ranker struct{}
 
-func (ranker) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (ranker) Do(ctx context.Context, w *Worker) {
 	idx := w.env.Recent.drain()
 	if len(idx) == 0 {
 		return
@@ -181,18 +180,18 @@ func (ranker) Do(ctx context.Context, w *Worker, intended time.Time) {
 	}
 	start := time.Now()
 	_, err := w.env.Sys.RankJob(ctx, ids)
-	w.record(OpRankJob, intended, start, err)
+	w.record(OpRankJob, start, err)
 }
 
 // editor rewrites one of this worker's recent comments.
 type editor struct{}
 
-func (editor) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (editor) Do(ctx context.Context, w *Worker) {
 	if len(w.recent) == 0 {
 		return
 	}
 	c := w.recent[w.r.IntN(len(w.recent))]
 	start := time.Now()
 	_, err := w.env.Sys.EditComment(ctx, c.order, c.product, w.content())
-	w.record(OpEdit, intended, start, err)
+	w.record(OpEdit, start, err)
 }

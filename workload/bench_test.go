@@ -22,7 +22,7 @@ func benchRun(b *testing.B, st store.Store, sc Scenario, op string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	set := results.NewSet(OpNames, time.Duration(sc.Interval))
+	set := results.NewSet(ResultNames(), time.Duration(sc.Interval))
 	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: layout})}
 	env, err := Prepare(context.Background(), cfg)
 	if err != nil {

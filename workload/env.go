@@ -34,6 +34,32 @@ const (
 var OpNames = []string{"order-create", "comment-write", "burst-write", "multi-order-write",
 	"product-latest", "product-page", "user-timeline", "rank-job", "ranked", "comment-edit"}
 
+// actionOf names what each actor does for its user, end to end: an action
+// is one arrival, from when it was due to the end of its last op.
+var actionOf = map[string]string{
+	"write": "post-comment", "burst": "post-burst", "multi-order": "post-multi-order",
+	"list": "read-listing", "pager": "walk-listing", "timeline": "walk-timeline",
+	"ranker": "rank-job", "ranked": "read-ranking", "editor": "edit-comment",
+}
+
+// ActionNames are the actions' names, in results as results.ActionPrefix
+// plus the name (and so in SLO expressions: action:post-comment:p99<=300ms).
+var ActionNames = []string{"post-comment", "post-burst", "post-multi-order", "read-listing",
+	"walk-listing", "walk-timeline", "rank-job", "read-ranking", "edit-comment"}
+
+// ResultNames are what a results.Set records: the ops, then the actions.
+func ResultNames() []string {
+	out := slices.Clone(OpNames)
+	for _, a := range ActionNames {
+		out = append(out, results.ActionPrefix+a)
+	}
+	return out
+}
+
+func actionIndex(actor string) int {
+	return len(OpNames) + slices.Index(ActionNames, actionOf[actor])
+}
+
 // Clock stamps comments: milliseconds of wall time at the run's start plus
 // monotonic time since, so it never runs backwards and a burst can put
 // several comments in exactly one millisecond.
@@ -82,6 +108,31 @@ type Worker struct {
 	// counting says whether the arrival being run is recorded (see ticket).
 	counting bool
 	ledger   *results.LedgerWriter // nil: no ledger kept
+	sched    schedule
+}
+
+// schedule is the arrival being run. Its first op was due when the arrival
+// was; each later op when the ones before it would have ended, had the
+// arrival started on time: the arrival's intended time plus the service
+// times of its earlier ops. So every op of a late arrival carries the
+// wait, and with no lateness latency is service time. A closed loop has no
+// schedule: each op is due when it starts.
+type schedule struct {
+	open    bool
+	at, due time.Time
+	ops        int       // ops recorded in this arrival
+	err        string    // the first op error's kind
+	first, end time.Time // when its first op started and its last ended
+}
+
+// arrive runs one arrival of actor a, due at intended (open is false in a
+// closed loop, where intended is when it starts), and records its action.
+func (w *Worker) arrive(ctx context.Context, name string, a Actor, intended time.Time, open bool) {
+	w.sched = schedule{open: open, at: intended, due: intended}
+	a.Do(ctx, w)
+	if w.counting && w.sched.ops > 0 {
+		w.rec.Record(actionIndex(name), w.sched.at, w.sched.first, w.sched.end, w.sched.err)
+	}
 }
 
 type commentRef struct{ order, product string }
@@ -97,16 +148,32 @@ func (w *Worker) remember(order, product string) {
 	w.next = (w.next + 1) % recentComments
 }
 
-// record files one finished operation of a counted arrival.
-func (w *Worker) record(op int, intended, start time.Time, err error) {
+// record files one finished operation, begun at start, of a counted
+// arrival: its latency runs from when the schedule had it due.
+func (w *Worker) record(op int, start time.Time, err error) {
+	end := time.Now()
+	due := start
+	if w.sched.open {
+		due = w.sched.due
+		w.sched.due = w.sched.due.Add(end.Sub(start))
+	}
+	kind := ErrorKind(err)
+	if w.sched.err == "" {
+		w.sched.err = kind
+	}
+	if w.sched.ops == 0 {
+		w.sched.first = start
+	}
+	w.sched.ops++
+	w.sched.end = end
 	if w.counting {
-		w.rec.Record(op, intended, start, time.Now(), ErrorKind(err))
+		w.rec.Record(op, due, start, end, kind)
 	}
 }
 
 // recordPage records a listing page, and on success what it cost.
-func (w *Worker) recordPage(op int, intended, start time.Time, pg comments.Page, err error) {
-	w.record(op, intended, start, err)
+func (w *Worker) recordPage(op int, start time.Time, pg comments.Page, err error) {
+	w.record(op, start, err)
 	if w.counting && err == nil {
 		w.rec.RecordPage(op, int64(pg.Scans), pg.Scan.RowsScanned)
 	}

@@ -79,7 +79,7 @@ type walk struct {
 // pager walks a product listing page by page and checks it.
 type pager struct{}
 
-func (pager) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (pager) Do(ctx context.Context, w *Worker) {
 	i := w.env.Products.Pick(w.r)
 	p := w.env.Pop.Products[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.ProductComment, p) // p is a valid id
@@ -88,13 +88,13 @@ func (pager) Do(ctx context.Context, w *Worker, intended time.Time) {
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.ProductPage(ctx, p, c, w.env.Scenario.PageSize)
 		}}
-	wk.run(ctx, intended, func(e comments.Entry) bool { return e.Comment.ProductID == p })
+	wk.run(ctx, func(e comments.Entry) bool { return e.Comment.ProductID == p })
 }
 
 // timelinePager walks a user's timeline the same way.
 type timelinePager struct{}
 
-func (timelinePager) Do(ctx context.Context, w *Worker, intended time.Time) {
+func (timelinePager) Do(ctx context.Context, w *Worker) {
 	i := w.r.IntN(len(w.env.Pop.Users))
 	u := w.env.Pop.Users[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
@@ -103,22 +103,19 @@ func (timelinePager) Do(ctx context.Context, w *Worker, intended time.Time) {
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.UserPage(ctx, u, c, w.env.Scenario.PageSize)
 		}}
-	wk.run(ctx, intended, func(e comments.Entry) bool { return e.Comment.UserID == u })
+	wk.run(ctx, func(e comments.Entry) bool { return e.Comment.UserID == u })
 }
 
 // run pages to the end, to MaxPages, or until the listing leaves its owner
 // (the seed's scans do; there is no point reading the rest of the table).
-func (wk *walk) run(ctx context.Context, intended time.Time, mine func(comments.Entry) bool) {
+func (wk *walk) run(ctx context.Context, mine func(comments.Entry) bool) {
 	wk.seen = map[string]bool{}
 	var cursor []byte
 	maxPages := wk.w.env.Scenario.MaxPages
 	for page := 0; maxPages == 0 || page < maxPages; page++ {
 		start := time.Now()
-		if page > 0 {
-			intended = start // only the first page waited for its arrival
-		}
 		pg, err := wk.fetch(ctx, cursor)
-		wk.w.recordPage(wk.op, intended, start, pg, err)
+		wk.w.recordPage(wk.op, start, pg, err)
 		if err != nil {
 			return
 		}

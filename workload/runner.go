@@ -93,6 +93,7 @@ type run struct {
 	arrived atomic.Int64
 	late    atomic.Int64
 	unstart atomic.Int64
+	maxLate atomic.Int64 // ns: the latest a counted arrival started
 	mix     *mix
 	orders  func(worker int) keys.IDGen
 }
@@ -253,8 +254,8 @@ func (r *run) startWorkers(wg *sync.WaitGroup, ws []*Worker) {
 			wg.Go(func() { r.openLoop(w, arrivals) })
 		}
 	}
-	r.startPeriodic(wg, ws[sc.Workers], time.Duration(sc.RankEvery), ranker{})
-	r.startPeriodic(wg, ws[sc.Workers+1], time.Duration(sc.Burst.Every), burster{})
+	r.startPeriodic(wg, ws[sc.Workers], time.Duration(sc.RankEvery), "ranker")
+	r.startPeriodic(wg, ws[sc.Workers+1], time.Duration(sc.Burst.Every), "burst")
 }
 
 // closedLoop runs actors back to back, as fast as the backend answers.
@@ -268,7 +269,8 @@ func (r *run) closedLoop(w *Worker) {
 		if counted {
 			r.arrived.Add(1)
 		}
-		r.mix.pick(w.r).Do(r.opCtx, w, time.Now())
+		name, a := r.mix.pick(w.r)
+		w.arrive(r.opCtx, name, a, time.Now(), false)
 	}
 }
 
@@ -284,11 +286,23 @@ func (r *run) openLoop(w *Worker, arrivals <-chan arrival) {
 		w.counting = a.counted
 		if a.counted {
 			r.arrived.Add(1)
-			if time.Since(a.at) > LateAfter {
+			if late := time.Since(a.at); late > LateAfter {
 				r.late.Add(1)
+				r.noteLateness(late)
 			}
 		}
-		r.mix.pick(w.r).Do(r.opCtx, w, a.at)
+		name, actor := r.mix.pick(w.r)
+		w.arrive(r.opCtx, name, actor, a.at, true)
+	}
+}
+
+// noteLateness keeps the largest lateness of a counted arrival.
+func (r *run) noteLateness(d time.Duration) {
+	for {
+		cur := r.maxLate.Load()
+		if int64(d) <= cur || r.maxLate.CompareAndSwap(cur, int64(d)) {
+			return
+		}
 	}
 }
 
@@ -351,7 +365,7 @@ func rateOf(sc Scenario) pace.Rate {
 
 // startPeriodic runs an actor every period on its own worker, apart from
 // the mix: the ranking job and flash-sale bursts run on a clock.
-func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration, a Actor) {
+func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration, name string) {
 	if period <= 0 {
 		return
 	}
@@ -362,7 +376,7 @@ func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration,
 			select {
 			case at := <-t.C:
 				w.counting = r.env.recording.Load()
-				a.Do(r.opCtx, w, at)
+				w.arrive(r.opCtx, name, actors[name], at, true)
 			case <-r.stopped:
 				return
 			}
@@ -375,12 +389,14 @@ func (r *run) pacing() results.Pacing {
 	p := results.Pacing{Mode: "closed", Arrivals: r.arrived.Load()}
 	if sc.Rate > 0 || sc.Ramp != "" {
 		p.Mode, p.Rate, p.Late, p.Unstarted = "open", sc.Rate, r.late.Load(), r.unstart.Load()
+		p.MaxLateMs = float64(r.maxLate.Load()) / float64(time.Millisecond)
 	}
-	return p
+	return p.Judged()
 }
 
 // mix picks actors by the scenario's weights.
 type mix struct {
+	names  []string
 	actors []Actor
 	cum    []float64
 }
@@ -398,7 +414,7 @@ func newMix(weights map[string]float64) (*mix, error) {
 			return nil, fmt.Errorf("mix: no actor %q", name)
 		}
 		total += wt
-		m.actors, m.cum = append(m.actors, a), append(m.cum, total)
+		m.names, m.actors, m.cum = append(m.names, name), append(m.actors, a), append(m.cum, total)
 	}
 	if len(m.actors) == 0 {
 		return nil, fmt.Errorf("mix: no actor has a weight above 0")
@@ -406,12 +422,13 @@ func newMix(weights map[string]float64) (*mix, error) {
 	return m, nil
 }
 
-func (m *mix) pick(r *rand.Rand) Actor {
+func (m *mix) pick(r *rand.Rand) (string, Actor) {
 	x := r.Float64() * m.cum[len(m.cum)-1]
 	for i, c := range m.cum {
 		if x < c {
-			return m.actors[i]
+			return m.names[i], m.actors[i]
 		}
 	}
-	return m.actors[len(m.actors)-1]
+	last := len(m.actors) - 1
+	return m.names[last], m.actors[last]
 }

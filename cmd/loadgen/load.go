@@ -135,7 +135,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	sc := o.sc
 	layout := o.design
 	mode, _ := comments.ParseScanMode(sc.Scan)
-	set := results.NewSet(workload.OpNames, time.Duration(sc.Interval))
+	set := results.NewSet(workload.ResultNames(), time.Duration(sc.Interval))
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,

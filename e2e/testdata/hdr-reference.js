@@ -17,18 +17,22 @@ function figures(h) {
   return { count: h.totalCount, p50: at(50), p90: at(90), p99: at(99), p999: at(99.9), max: h.maxValue };
 }
 
-for (const op of summary.ops) {
-  if (!op.latency_hist) continue;
-  out.ops[op.op] = figures(hdr.decodeFromCompressedBase64(op.latency_hist, 32, false));
+for (const [prefix, list] of [['', summary.ops], ['action:', summary.actions || []]]) {
+  for (const op of list) {
+    if (!op.latency_hist) continue;
+    out.ops[prefix + op.op] = figures(hdr.decodeFromCompressedBase64(op.latency_hist, 32, false));
+  }
 }
 
 for (const name of fs.readdirSync(dir)) {
   if (!name.endsWith('.hlog')) continue;
   const reader = new hdr.HistogramLogReader(fs.readFileSync(path.join(dir, name), 'utf8'), 32, false);
   const counts = [];
+  let tag = name.slice(0, -'.hlog'.length);
   for (let h = reader.nextIntervalHistogram(); h !== null; h = reader.nextIntervalHistogram()) {
     counts.push(h.totalCount);
+    tag = h.tag || tag;
   }
-  out.hlogs[name.slice(0, -'.hlog'.length)] = counts;
+  out.hlogs[tag] = counts;
 }
 process.stdout.write(JSON.stringify(out));

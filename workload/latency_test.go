@@ -1,0 +1,121 @@
+package workload
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"commentbench/results"
+)
+
+// writeRun runs only the write actor (an order, then a comment: five
+// backend calls of `delay` each) at rate arrivals/s on 2 workers, and
+// returns its summary.
+func writeRun(t *testing.T, rate float64, delay time.Duration) results.Summary {
+	t.Helper()
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"write": 1}
+	sc.Workers, sc.Rate, sc.Ops, sc.RankEvery = 2, rate, 0, 0
+	sc.Burst.Every = 0
+	sc.Duration, sc.Warmup = Duration(2*time.Second), 0
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	set := results.NewSet(ResultNames(), time.Second)
+	start := time.Now()
+	out, _ := runScenarioSet(t, context.Background(), slowStore{openEngine(t), delay}, sc, set)
+	sum, err := set.Summary(start, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Pacing = out.Pacing
+	return sum
+}
+
+func opOf(t *testing.T, ops []results.OpSummary, name string) results.OpSummary {
+	t.Helper()
+	for _, o := range ops {
+		if o.Op == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s", name)
+	return results.OpSummary{}
+}
+
+// Above capacity every op of a late arrival carries the wait, the second
+// op (comment-write) as much as the first (order-create), and so does the
+// action; SLOs on the second op and on the action fail. Below capacity
+// latency is service time (within LateAfter: an arrival that starts that
+// close to its time is on time), and the same SLOs pass.
+func TestEveryOpCarriesTheWait(t *testing.T) {
+	const delay = 2 * time.Millisecond // capacity: 2 workers / (5 calls × 2 ms) = 200 arrivals/s
+	over := writeRun(t, 1000, delay)
+	order, write := opOf(t, over.Ops, "order-create"), opOf(t, over.Ops, "comment-write")
+	action := opOf(t, over.Actions, "post-comment")
+	if !over.Pacing.FellBehind || over.Pacing.MaxLateMs < 100 {
+		t.Fatalf("overload run kept up: %+v", over.Pacing)
+	}
+	for _, o := range []results.OpSummary{order, write, action} {
+		if o.Latency.P50 < 10*o.Service.P50 || o.Latency.P50 < 50 {
+			t.Errorf("overload %s: p50 latency %.2f ms, service %.2f ms: want the wait in every op", o.Op, o.Latency.P50, o.Service.P50)
+		}
+	}
+	if write.Latency.P50 < order.Latency.P50 {
+		t.Errorf("overload: comment-write p50 %.1f ms below order-create's %.1f: the second op lost the wait",
+			write.Latency.P50, order.Latency.P50)
+	}
+	if action.Latency.P50 < write.Latency.P50 {
+		t.Errorf("overload: post-comment p50 %.1f ms below its last op's %.1f", action.Latency.P50, write.Latency.P50)
+	}
+
+	under := writeRun(t, 40, delay)
+	if under.Pacing.FellBehind {
+		t.Fatalf("the run below capacity fell behind: %+v", under.Pacing)
+	}
+	for _, name := range []string{"order-create", "comment-write"} {
+		o := opOf(t, under.Ops, name)
+		if d := o.Latency.P50 - o.Service.P50; d < 0 || d > float64(LateAfter)/float64(time.Millisecond) {
+			t.Errorf("below capacity %s: p50 latency %.3f ms vs service %.3f: want equal within %v", name, o.Latency.P50, o.Service.P50, LateAfter)
+		}
+	}
+
+	slos := []string{"comment-write:p99<=200ms", "action:post-comment:p99<=300ms"}
+	for _, c := range []struct {
+		sum  results.Summary
+		want bool
+	}{{over, false}, {under, true}} {
+		for _, text := range slos {
+			s, err := results.ParseSLO(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := results.Evaluate([]results.SLO{s}, c.sum)[0]
+			if r.Met != c.want || r.Note != "" {
+				t.Errorf("%s on the %v run: met %v (actual %.1f %s, %q), want %v", text,
+					map[bool]string{true: "under", false: "over"}[c.want], r.Met, r.Actual, r.Unit, r.Note, c.want)
+			}
+		}
+	}
+}
+
+// A closed loop has no schedule: each op is due when it starts, so its
+// latency is its service time, to the microsecond.
+func TestClosedLoopLatencyIsService(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Ops = 300
+	_, tot := runScenario(t, context.Background(), openEngine(t), sc)
+	for _, name := range append([]string{"order-create", "comment-write", "product-page"}, results.ActionPrefix+"post-comment") {
+		o := tot[name]
+		if o.Count == 0 {
+			t.Errorf("%s did not run", name)
+			continue
+		}
+		if name == results.ActionPrefix+"post-comment" {
+			continue // an action spans ops: its latency is theirs together
+		}
+		if !o.Latency.Equals(o.Service) {
+			t.Errorf("%s: latency and service histograms differ in a closed loop", name)
+		}
+	}
+}
