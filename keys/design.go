@@ -113,20 +113,40 @@ func (d *Design) Table(name string) *TableKey {
 	return nil
 }
 
+// tableIndex is a switch, not a search of Tables: every Encode and Decode
+// starts here, and a switch on constants costs a few length checks.
 func tableIndex(name string) int {
-	for i, t := range Tables {
-		if t == name {
-			return i
-		}
+	switch name {
+	case User:
+		return 0
+	case Seller:
+		return 1
+	case Product:
+		return 2
+	case Order:
+		return 3
+	case Comment:
+		return 4
+	case UserComment:
+		return 5
+	case ProductComment:
+		return 6
+	case ProductRank:
+		return 7
 	}
 	return -1
 }
 
 func (d *Design) table(name string) (*TableKey, error) {
-	if t := d.Table(name); t != nil {
-		return t, nil
+	if i := tableIndex(name); i >= 0 {
+		return d.tables[i], nil
 	}
-	return nil, errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(Tables, ", "))
+	return nil, unknownTable(name)
+}
+
+// unknownTable is out of line so that table inlines into Encode and Decode.
+func unknownTable(name string) error {
+	return errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(Tables, ", "))
 }
 
 // Encode builds the row key of k.Table from k's fields.
@@ -135,7 +155,7 @@ func (d *Design) Encode(k Key) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Append(make([]byte, 0, t.Len), k)
+	return t.appendKey(make([]byte, 0, t.Len), &k)
 }
 
 // EntityKey is the row key of an entity table (user, seller, product,
@@ -156,7 +176,11 @@ func (d *Design) RankKey(productID string, rank int) ([]byte, error) {
 }
 
 // Append appends the key of k to dst.
-func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) {
+func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) { return t.appendKey(dst, &k) }
+
+// appendKey takes k by pointer: a Key is over a hundred bytes, and the
+// encoder is on every write's path.
+func (t *TableKey) appendKey(dst []byte, k *Key) ([]byte, error) {
 	opaque := k.Opaque
 	for i := range t.Parts {
 		p := &t.Parts[i]
@@ -170,7 +194,11 @@ func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) {
 				reverseBytes(dst[start:])
 			}
 		case PartLiteral:
-			dst = append(dst, p.Literal...)
+			if len(p.Literal) == 1 { // a separator, mostly: no copy call
+				dst = append(dst, p.Literal[0])
+			} else {
+				dst = append(dst, p.Literal...)
+			}
 		case PartTs, PartRevTs:
 			if k.Timestamp < 0 {
 				return nil, errorf(ErrOutOfRange, "timestamp %d ms is negative, want >= 0", k.Timestamp)
@@ -195,7 +223,7 @@ func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) {
 			}
 			dst = binary.BigEndian.AppendUint16(dst, uint16(k.Rank))
 		case PartSalt, PartHash:
-			dst, opaque, err = p.appendDerived(dst, t.Table, k, opaque)
+			dst, opaque, err = p.appendDerived(dst, t.Table, *k, opaque)
 		}
 		if err != nil {
 			return nil, err
@@ -206,9 +234,14 @@ func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) {
 
 func appendID(dst []byte, table, field, id string) ([]byte, error) {
 	if len(id) != IDLen {
-		return nil, errorf(ErrBadID, "%s key: %s %s is %d bytes, want %d", table, field, quoted(id), len(id), IDLen)
+		return nil, badID(table, field, id)
 	}
 	return append(dst, id...), nil
+}
+
+// badID is out of line so that appendID inlines into appendKey.
+func badID(table, field, id string) error {
+	return errorf(ErrBadID, "%s key: %s %s is %d bytes, want %d", table, field, quoted(id), len(id), IDLen)
 }
 
 // appendDerived appends a salt or hash computed from k's fields, or, when k

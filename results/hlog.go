@@ -174,8 +174,11 @@ func MergeHlogs(dirs []string, out string, interval time.Duration) error {
 				byOp[op][slot] = newHist()
 			}
 			byOp[op][slot].Merge(h)
-			if first < 0 || h.StartTimeMs() < first {
-				first = h.StartTimeMs()
+			// A slot can start before its first interval: the log's times
+			// count from the earliest slot, so none is negative (readers
+			// skip a line with a minus sign).
+			if at := slot * interval.Milliseconds(); first < 0 || at < first {
+				first = at
 			}
 		}
 	}

@@ -124,7 +124,7 @@ func TestMergeExact(t *testing.T) {
 	if len(a.Violations["leak"].Samples) != 8 {
 		t.Error("merge changed its input")
 	}
-	if got.Pacing != (Pacing{Mode: "open", Rate: 30, Arrivals: 12, Late: 1}) {
+	if got.Pacing != (Pacing{Mode: "open", Rate: 30, Arrivals: 12, Late: 1, LateShare: 1.0 / 12}) {
 		t.Errorf("pacing %+v", got.Pacing)
 	}
 	if !reflect.DeepEqual(got.Merged, []string{"run-a", "run-b"}) || string(got.Config) != string(a.Config) {

@@ -118,8 +118,8 @@ type Worker struct {
 // wait, and with no lateness latency is service time. A closed loop has no
 // schedule: each op is due when it starts.
 type schedule struct {
-	open    bool
-	at, due time.Time
+	open       bool
+	at, due    time.Time
 	ops        int       // ops recorded in this arrival
 	err        string    // the first op error's kind
 	first, end time.Time // when its first op started and its last ended
