@@ -74,6 +74,8 @@ type Options struct {
 type System struct {
 	st     store.Store
 	layout *keys.Design
+	// The listing indexes' keys, resolved once: every comment write builds both.
+	userComment, productComment *keys.TableKey
 	codec  model.Codec
 	mode   ScanMode
 	clock  func() int64
@@ -86,6 +88,7 @@ func New(st store.Store, o Options) *System {
 	if s.layout == nil {
 		s.layout = keys.Seed
 	}
+	s.userComment, s.productComment = s.layout.Table(keys.UserComment), s.layout.Table(keys.ProductComment)
 	if s.codec == nil {
 		s.codec = model.JSON
 	}

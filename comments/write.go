@@ -83,13 +83,11 @@ func (s *System) commentMutations(c model.Comment) ([]tableMutation, error) {
 	}
 	ix := keys.Key{UserID: c.UserID, ProductID: c.ProductID, OrderID: c.OrderID,
 		Timestamp: c.Timestamp, ContentLen: c.ContentLen()}
-	ix.Table = keys.UserComment
-	uk, err := s.layout.Encode(ix)
+	uk, err := s.userComment.AppendKey(nil, &ix)
 	if err != nil {
 		return nil, err
 	}
-	ix.Table = keys.ProductComment
-	pk, err := s.layout.Encode(ix)
+	pk, err := s.productComment.AppendKey(nil, &ix)
 	if err != nil {
 		return nil, err
 	}

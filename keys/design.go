@@ -51,10 +51,11 @@ const (
 // Part is one fixed-width piece of a row key.
 type Part struct {
 	Kind    PartKind
-	Field   string   // PartField, PartHash, PartReverse: the field's name
-	Fields  []string // PartSalt: the hashed fields, in order
-	Buckets int      // PartSalt
-	Literal []byte   // PartLiteral
+	Field   string    // PartField, PartHash, PartReverse: the field's name
+	slot    fieldSlot // Field, resolved once: the encoder switches on it
+	Fields  []string  // PartSalt: the hashed fields, in order
+	Buckets int       // PartSalt
+	Literal []byte    // PartLiteral
 	Width   int
 	Source  string // as written in the file
 	line    int
@@ -144,18 +145,27 @@ func (d *Design) table(name string) (*TableKey, error) {
 	return nil, unknownTable(name)
 }
 
-// unknownTable is out of line so that table inlines into Encode and Decode.
+// unknownTable is apart from table so that looking up a good name does not
+// carry the message's formatting.
 func unknownTable(name string) error {
 	return errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(Tables, ", "))
 }
 
 // Encode builds the row key of k.Table from k's fields.
-func (d *Design) Encode(k Key) ([]byte, error) {
+func (d *Design) Encode(k Key) ([]byte, error) { return d.EncodeTo(nil, &k) }
+
+// EncodeTo appends the row key of k.Table to dst. The write path builds
+// every index key of a comment from one Key this way: a Key is over a
+// hundred bytes, too many to copy for each.
+func (d *Design) EncodeTo(dst []byte, k *Key) ([]byte, error) {
 	t, err := d.table(k.Table)
 	if err != nil {
 		return nil, err
 	}
-	return t.appendKey(make([]byte, 0, t.Len), &k)
+	if dst == nil {
+		dst = make([]byte, 0, t.Len)
+	}
+	return t.appendKey(dst, k)
 }
 
 // EntityKey is the row key of an entity table (user, seller, product,
@@ -178,23 +188,38 @@ func (d *Design) RankKey(productID string, rank int) ([]byte, error) {
 // Append appends the key of k to dst.
 func (t *TableKey) Append(dst []byte, k Key) ([]byte, error) { return t.appendKey(dst, &k) }
 
+// AppendKey appends this table's key of k (whatever k.Table says) to dst:
+// the write path resolves its tables once and builds each comment's keys
+// from one Key.
+func (t *TableKey) AppendKey(dst []byte, k *Key) ([]byte, error) {
+	if dst == nil {
+		dst = make([]byte, 0, t.Len)
+	}
+	return t.appendKey(dst, k)
+}
+
 // appendKey takes k by pointer: a Key is over a hundred bytes, and the
 // encoder is on every write's path.
 func (t *TableKey) appendKey(dst []byte, k *Key) ([]byte, error) {
 	opaque := k.Opaque
 	for i := range t.Parts {
 		p := &t.Parts[i]
-		var err error
 		switch p.Kind {
 		case PartField:
-			dst, err = appendID(dst, t.Table, p.Field, k.field(p.Field))
-		case PartReverse:
-			start := len(dst)
-			if dst, err = appendID(dst, t.Table, p.Field, k.field(p.Field)); err == nil {
-				reverseBytes(dst[start:])
+			id := k.at(p.slot)
+			if len(id) != IDLen {
+				return nil, badID(t.Table, p.Field, id)
 			}
+			dst = append(dst, id...)
+		case PartReverse:
+			id := k.at(p.slot)
+			if len(id) != IDLen {
+				return nil, badID(t.Table, p.Field, id)
+			}
+			dst = append(dst, id...)
+			reverseBytes(dst[len(dst)-IDLen:])
 		case PartLiteral:
-			if len(p.Literal) == 1 { // a separator, mostly: no copy call
+			if len(p.Literal) == 1 { // a separator such as the seed's c: no call to copy one byte
 				dst = append(dst, p.Literal[0])
 			} else {
 				dst = append(dst, p.Literal...)
@@ -223,23 +248,17 @@ func (t *TableKey) appendKey(dst []byte, k *Key) ([]byte, error) {
 			}
 			dst = binary.BigEndian.AppendUint16(dst, uint16(k.Rank))
 		case PartSalt, PartHash:
-			dst, opaque, err = p.appendDerived(dst, t.Table, *k, opaque)
-		}
-		if err != nil {
-			return nil, err
+			var err error
+			if dst, opaque, err = p.appendDerived(dst, t.Table, *k, opaque); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return dst, nil
 }
 
-func appendID(dst []byte, table, field, id string) ([]byte, error) {
-	if len(id) != IDLen {
-		return nil, badID(table, field, id)
-	}
-	return append(dst, id...), nil
-}
-
-// badID is out of line so that appendID inlines into appendKey.
+// badID is out of line: the message's formatting, inlined, would weigh on
+// appendKey for ids that are rarely wrong.
 func badID(table, field, id string) error {
 	return errorf(ErrBadID, "%s key: %s %s is %d bytes, want %d", table, field, quoted(id), len(id), IDLen)
 }
@@ -303,6 +322,46 @@ func reverseBytes(b []byte) {
 	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
 		b[i], b[j] = b[j], b[i]
 	}
+}
+
+// fieldSlot numbers the id fields, so the encoder's hot path compares
+// integers, not names.
+type fieldSlot uint8
+
+const (
+	slotNone fieldSlot = iota
+	slotID
+	slotUser
+	slotProduct
+	slotOrder
+)
+
+func slotOf(name string) fieldSlot {
+	switch name {
+	case FieldID:
+		return slotID
+	case FieldUserID:
+		return slotUser
+	case FieldProductID:
+		return slotProduct
+	case FieldOrderID:
+		return slotOrder
+	}
+	return slotNone
+}
+
+func (k *Key) at(s fieldSlot) string {
+	switch s {
+	case slotID:
+		return k.ID
+	case slotUser:
+		return k.UserID
+	case slotProduct:
+		return k.ProductID
+	case slotOrder:
+		return k.OrderID
+	}
+	return ""
 }
 
 func (k Key) field(name string) string {

@@ -253,7 +253,7 @@ func (ps *parser) part(table string, n *yaml.Node) (Part, error) {
 		return p, nil
 	}
 	if slices.Contains(allFields, name) && !hasArgs {
-		p.Kind, p.Field, p.Width = PartField, name, IDLen
+		p.Kind, p.Field, p.slot, p.Width = PartField, name, slotOf(name), IDLen
 		return p, ps.allowed(table, n, src, name)
 	}
 	switch name {
@@ -268,14 +268,14 @@ func (ps *parser) part(table string, n *yaml.Node) (Part, error) {
 		if len(args) != 1 {
 			return fail("reverse takes one field, e.g. reverse(orderId)")
 		}
-		p.Kind, p.Field, p.Width = PartReverse, args[0], IDLen
+		p.Kind, p.Field, p.slot, p.Width = PartReverse, args[0], slotOf(args[0]), IDLen
 		return p, ps.allowed(table, n, src, args[0])
 	case "hash":
 		k, err := strconv.Atoi(lastArg(args))
 		if len(args) != 2 || err != nil || k < 1 || k > 8 {
 			return fail("hash takes a field and a width of 1..8 bytes, e.g. hash(productId,2)")
 		}
-		p.Kind, p.Field, p.Width = PartHash, args[0], k
+		p.Kind, p.Field, p.slot, p.Width = PartHash, args[0], slotOf(args[0]), k
 		return p, ps.allowed(table, n, src, args[0])
 	case "salt":
 		return ps.salt(table, n, p, args)
@@ -441,7 +441,8 @@ func (ps *parser) splits(table string, v *yaml.Node) (SplitSpec, error) {
 		return SplitSpec{}, ps.fail(v.Line, table, "", format, args...)
 	}
 	if v.Kind == yaml.SequenceNode {
-		// Not nil when empty: an empty list is one region, not "regions".
+		// Not nil when empty: SplitPoints reads a nil list as no list, and
+		// "splits: []" means no split points, one region.
 		out := [][]byte{}
 		for _, n := range v.Content {
 			b := []byte(n.Value)

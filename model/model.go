@@ -41,15 +41,33 @@ type Order struct {
 
 // Comment has no id of its own: (OrderID, ProductID) identifies it.
 //
-// The seed's Java field is `isEdited`; with Lombok's getter Jackson would name
-// it "edited", but the schema names the field, so the wire name is the field's.
+// The seed's Java field is `isEdited`; Lombok's getter is isEdited(), which
+// Jackson names "edited" (see jackson.go). Values written before the harness
+// wrote "edited" carry "isEdited": both are read.
 type Comment struct {
 	OrderID   string `json:"orderId"`
 	ProductID string `json:"productId"`
 	UserID    string `json:"userId"`
 	Content   string `json:"content"`
 	Timestamp int64  `json:"timestamp"`
-	IsEdited  bool   `json:"isEdited"`
+	IsEdited  bool   `json:"edited"`
+}
+
+// UnmarshalJSON reads "edited", or the older "isEdited".
+func (c *Comment) UnmarshalJSON(b []byte) error {
+	type plain Comment
+	var v struct {
+		plain
+		Legacy *bool `json:"isEdited"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Comment(v.plain)
+	if v.Legacy != nil && !c.IsEdited {
+		c.IsEdited = *v.Legacy
+	}
+	return nil
 }
 
 // ContentLen is the content's length in UTF-8 bytes, the length the
@@ -70,13 +88,8 @@ type jsonCodec struct{}
 
 func (jsonCodec) Name() string { return "json" }
 
-func (jsonCodec) Marshal(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode %T: %w", v, err)
-	}
-	return b, nil
-}
+// Marshal writes an entity as the seed's Jackson mapper does (jackson.go).
+func (jsonCodec) Marshal(v any) ([]byte, error) { return marshalJackson(v) }
 
 func (jsonCodec) Unmarshal(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {

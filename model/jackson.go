@@ -1,0 +1,173 @@
+package model
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The seed stores each entity as its Jackson ObjectMapper writes it: a
+// default mapper over Lombok @Data classes that also implement HBaseData.
+// What that means, byte for byte:
+//   - properties come from public getters: the fields in declaration order,
+//     then getter-only properties;
+//   - Lombok's getter for `boolean isEdited` is isEdited(), which Jackson
+//     names "edited";
+//   - HBaseData's public getRowKey() is a property too: "rowKey", the row
+//     key's bytes (the seed's id10 and cat), written last. The seed's own
+//     reader, a default mapper, fails on it (FAIL_ON_UNKNOWN_PROPERTIES,
+//     and rowKey has no setter): the seed cannot read back what it writes.
+//     Reading here ignores it;
+//   - byte[] is base64 with padding and no line breaks;
+//   - strings escape only '"', '\\' and control characters (\b \t \n \f \r,
+//     others \u00XX with upper-case hex); '<', '>', '&', '/', U+2028 and
+//     non-ASCII characters are written as they are, in UTF-8.
+// Which of "edited" and "rowKey" comes first depends on the order the JVM
+// lists a class's methods in, which is unspecified; rowKey last is one of
+// the two the seed can write.
+
+type jsonWriter struct {
+	b   []byte
+	err error
+}
+
+func (w *jsonWriter) open()  { w.b = append(w.b, '{') }
+func (w *jsonWriter) close() { w.b = append(w.b, '}') }
+
+func (w *jsonWriter) name(n string) {
+	if w.b[len(w.b)-1] != '{' {
+		w.b = append(w.b, ',')
+	}
+	w.b = append(w.b, '"')
+	w.b = append(w.b, n...)
+	w.b = append(w.b, '"', ':')
+}
+
+func (w *jsonWriter) str(n, v string) {
+	w.name(n)
+	w.b = appendJacksonString(w.b, v)
+}
+
+func (w *jsonWriter) long(n string, v int64) {
+	w.name(n)
+	w.b = strconv.AppendInt(w.b, v, 10)
+}
+
+func (w *jsonWriter) boolean(n string, v bool) {
+	w.name(n)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+func (w *jsonWriter) bytes(n string, v []byte) {
+	w.name(n)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '"')
+	w.b = base64.StdEncoding.AppendEncode(w.b, v)
+	w.b = append(w.b, '"')
+}
+
+// rowKey writes the seed's getRowKey(): the ids, each of which its id10
+// refuses unless it is exactly 10 characters, as Jackson would propagate.
+func (w *jsonWriter) rowKey(ids ...string) {
+	var key []byte
+	for _, id := range ids {
+		if utf8.RuneCountInString(id) != 10 {
+			w.err = fmt.Errorf("rowKey: id %q must be exactly 10 chars (the seed's id10)", id)
+			return
+		}
+		key = append(key, id...)
+	}
+	w.bytes("rowKey", key)
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// appendJacksonString quotes s as Jackson's default generator does.
+func appendJacksonString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c >= 0x20:
+			b = append(b, c)
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xf])
+		}
+	}
+	return append(b, '"')
+}
+
+// marshalJackson writes the five entities as the seed does.
+func marshalJackson(v any) ([]byte, error) {
+	w := &jsonWriter{b: make([]byte, 0, 256)}
+	w.open()
+	switch e := deref(v).(type) {
+	case User:
+		w.str("id", e.ID)
+		w.str("name", e.Name)
+		w.str("nickname", e.Nickname)
+		w.rowKey(e.ID)
+	case Seller:
+		w.str("id", e.ID)
+		w.str("name", e.Name)
+		w.rowKey(e.ID)
+	case Product:
+		w.str("id", e.ID)
+		w.str("sellerId", e.SellerID)
+		w.bytes("content", e.Content)
+		w.long("createdAt", e.CreatedAt)
+		w.long("updatedAt", e.UpdatedAt)
+		w.rowKey(e.ID)
+	case Order:
+		w.str("id", e.ID)
+		w.str("userId", e.UserID)
+		w.rowKey(e.ID)
+	case Comment:
+		w.str("orderId", e.OrderID)
+		w.str("productId", e.ProductID)
+		w.str("userId", e.UserID)
+		w.str("content", e.Content)
+		w.long("timestamp", e.Timestamp)
+		w.boolean("edited", e.IsEdited)
+		w.rowKey(e.OrderID, e.ProductID)
+	default:
+		return nil, fmt.Errorf("encode %T: not an entity of the seed", v)
+	}
+	w.close()
+	if w.err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, w.err)
+	}
+	return w.b, nil
+}
+
+func deref(v any) any {
+	switch p := v.(type) {
+	case *User:
+		return *p
+	case *Seller:
+		return *p
+	case *Product:
+		return *p
+	case *Order:
+		return *p
+	case *Comment:
+		return *p
+	}
+	return v
+}

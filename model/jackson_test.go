@@ -1,0 +1,80 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each entity's value, byte for byte as the seed's Jackson mapper writes
+// it; the reason for each choice is beside the case.
+func TestJacksonGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		v    any
+		want string
+	}{
+		// Fields in declaration order, then HBaseData's getRowKey() as
+		// "rowKey": id10(id), base64.
+		{"user", User{ID: "UbXeWkQaTz", Name: "Kim <VIP> & co", Nickname: "별"},
+			`{"id":"UbXeWkQaTz","name":"Kim <VIP> & co","nickname":"별","rowKey":"VWJYZVdrUWFUeg=="}`},
+		{"seller", Seller{ID: "UbXeWkQaTz", Name: "a/b"},
+			`{"id":"UbXeWkQaTz","name":"a/b","rowKey":"VWJYZVdrUWFUeg=="}`},
+		// byte[] content is base64 with padding; longs are plain digits.
+		{"product", Product{ID: "PfHsNeVbRc", SellerID: "UbXeWkQaTz", Content: []byte("\x89PNG\r\n"), CreatedAt: 1795435200000, UpdatedAt: -1},
+			`{"id":"PfHsNeVbRc","sellerId":"UbXeWkQaTz","content":"iVBORw0K","createdAt":1795435200000,"updatedAt":-1,"rowKey":"UGZIc05lVmJSYw=="}`},
+		// A null byte[] is null, as Jackson writes a null reference.
+		{"product without content", Product{ID: "PfHsNeVbRc", SellerID: "UbXeWkQaTz"},
+			`{"id":"PfHsNeVbRc","sellerId":"UbXeWkQaTz","content":null,"createdAt":0,"updatedAt":0,"rowKey":"UGZIc05lVmJSYw=="}`},
+		{"order", Order{ID: "OgDjYiMuQt", UserID: "UbXeWkQaTz"},
+			`{"id":"OgDjYiMuQt","userId":"UbXeWkQaTz","rowKey":"T2dEallpTXVRdA=="}`},
+		// isEdited's Lombok getter isEdited() is Jackson's "edited"; the
+		// row key is cat(id10(orderId), id10(productId)). '<', '>', '&',
+		// '/', U+2028 and Korean are written as they are; '"', '\\' and
+		// control characters are escaped, short where JSON has a short
+		// form, \u00XX in upper-case hex otherwise.
+		{"comment", Comment{OrderID: "OgDjYiMuQt", ProductID: "PfHsNeVbRc", UserID: "UbXeWkQaTz",
+			Content: "좋아요 <b>\"5/5\"</b> & \\o/\u2028\b\t\n\f\r\x01\x1f\x7f", Timestamp: 1795435200123, IsEdited: true},
+			`{"orderId":"OgDjYiMuQt","productId":"PfHsNeVbRc","userId":"UbXeWkQaTz",` +
+				`"content":"좋아요 <b>\"5/5\"</b> & \\o/` + "\u2028" + `\b\t\n\f\r\u0001\u001F` + "\x7f" + `",` +
+				`"timestamp":1795435200123,"edited":true,"rowKey":"T2dEallpTXVRdFBmSHNOZVZiUmM="}`},
+	}
+	for _, c := range cases {
+		got, err := JSON.Marshal(c.v)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if string(got) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+		if p, err := JSON.Marshal(&c.v); err == nil {
+			t.Errorf("%s: a pointer to an interface encoded as %s", c.name, p)
+		}
+	}
+}
+
+// The seed's id10 throws for an id that is not 10 characters, and Jackson
+// propagates it from getRowKey(): no value is written.
+func TestJacksonRowKeyRefusesBadIDs(t *testing.T) {
+	_, err := JSON.Marshal(Order{ID: "short", UserID: "UbXeWkQaTz"})
+	if err == nil || !strings.Contains(err.Error(), "exactly 10 chars") {
+		t.Errorf("short id: %v", err)
+	}
+	if _, err := JSON.Marshal(struct{}{}); err == nil {
+		t.Error("a non-entity was encoded")
+	}
+}
+
+// Values written before "edited" (with "isEdited") still read, and the
+// seed's rowKey is ignored on read.
+func TestReadsBothEditedNames(t *testing.T) {
+	for _, in := range []string{`{"orderId":"o","isEdited":true}`, `{"orderId":"o","edited":true,"rowKey":"AA=="}`} {
+		c, err := Decode[Comment](JSON, []byte(in))
+		if err != nil || !c.IsEdited || c.OrderID != "o" {
+			t.Errorf("%s: %+v %v", in, c, err)
+		}
+	}
+	c, err := Decode[Comment](JSON, []byte(`{"orderId":"o","edited":false}`))
+	if err != nil || c.IsEdited {
+		t.Errorf("edited false: %+v %v", c, err)
+	}
+}
