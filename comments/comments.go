@@ -76,10 +76,10 @@ type System struct {
 	layout *keys.Design
 	// The listing indexes' keys, resolved once: every comment write builds both.
 	userComment, productComment *keys.TableKey
-	codec  model.Codec
-	mode   ScanMode
-	clock  func() int64
-	stale  bool
+	codec                       model.Codec
+	mode                        ScanMode
+	clock                       func() int64
+	stale                       bool
 }
 
 // New returns a System over st.
