@@ -16,7 +16,11 @@ package check
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -247,4 +251,43 @@ func verdict(r Report) (bool, string) {
 			r.References.Comments, r.Layout)
 	}
 	return false, fmt.Sprintf("INCONSISTENT: %d problems over %d comments (layout %s)", n, r.References.Comments, r.Layout)
+}
+
+// ReportFile is a report's file name in a run directory.
+const ReportFile = "verify.json"
+
+// WriteReport writes rep as dir/ReportFile.
+func WriteReport(dir string, rep Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ReportFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", ReportFile, err)
+	}
+	return nil
+}
+
+// ReadReport reads dir/ReportFile; found is false when there is none.
+func ReadReport(dir string) (rep Report, found bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return rep, false, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil {
+		return rep, false, fmt.Errorf("read %s: %w", ReportFile, err)
+	}
+	return rep, true, nil
+}
+
+// CollidedTotal is the collided comments over every index.
+func (r Report) CollidedTotal() int64 {
+	var n int64
+	for _, ix := range r.Indexes {
+		n += ix.Collided.Count
+	}
+	return n
 }

@@ -66,8 +66,11 @@ type Options struct {
 	Scan   ScanMode     // default Bounded
 	Clock  func() int64 // stamps comments, ms; default wall clock
 	// KeepStaleRanks reproduces the seed's rank upsert, which never deletes
-	// ranks beyond the new count.
+	// ranks beyond the new count: a shorter ranking leaves the old tail.
 	KeepStaleRanks bool
+	// OnIndexPut, if set, hears of every index row a comment write puts,
+	// before the put: a caller can tell a key that another comment holds.
+	OnIndexPut func(table string, key, commentKey []byte)
 }
 
 // System runs the comment system's operations against a store.
@@ -80,11 +83,13 @@ type System struct {
 	mode                        ScanMode
 	clock                       func() int64
 	stale                       bool
+	onIndexPut                  func(table string, key, commentKey []byte)
 }
 
 // New returns a System over st.
 func New(st store.Store, o Options) *System {
-	s := &System{st: st, layout: o.Layout, codec: o.Codec, mode: o.Scan, clock: o.Clock, stale: o.KeepStaleRanks}
+	s := &System{st: st, layout: o.Layout, codec: o.Codec, mode: o.Scan, clock: o.Clock, stale: o.KeepStaleRanks,
+		onIndexPut: o.OnIndexPut}
 	if s.layout == nil {
 		s.layout = keys.Seed
 	}

@@ -118,6 +118,22 @@ type JobStats struct {
 // listing and keeps only the current best, so a hot product's million
 // comments cost one scan, not memory.
 func (s *System) RankJob(ctx context.Context, productIDs []string) (JobStats, error) {
+	return s.RankJobWith(ctx, productIDs, JobOptions{})
+}
+
+// JobOptions shape a run of the ranking job.
+type JobOptions struct {
+	// Keep, if set, says how many of a product's best comments (n of them)
+	// its new ranking keeps, 1..n: a product whose good comments lost their
+	// standing gets a shorter ranking, as a real batch's would. The seed's
+	// upsert then leaves the old ranking's tail behind: stale ranks.
+	Keep func(productID string, n int) int
+	// Ranked, if set, hears of every ranking written and its length.
+	Ranked func(productID string, n int)
+}
+
+// RankJobWith is RankJob shaped by o.
+func (s *System) RankJobWith(ctx context.Context, productIDs []string, o JobOptions) (JobStats, error) {
 	var st JobStats
 	for _, pid := range productIDs {
 		best, m, err := s.bestComments(ctx, pid)
@@ -125,12 +141,18 @@ func (s *System) RankJob(ctx context.Context, productIDs []string) (JobStats, er
 		if err != nil {
 			return st, err
 		}
+		if o.Keep != nil && len(best) > 0 {
+			best = best[:min(max(o.Keep(pid, len(best)), 1), len(best))]
+		}
 		ck := make([][]byte, len(best))
 		for i, c := range best {
 			ck[i] = c.CommentKey
 		}
 		if err := s.UpsertRanks(ctx, pid, ck); err != nil {
 			return st, err
+		}
+		if o.Ranked != nil {
+			o.Ranked(pid, len(ck))
 		}
 		st.Products++
 		st.Ranked += len(ck)

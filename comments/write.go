@@ -58,6 +58,9 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 		return c, fmt.Errorf("write comment: %w", err)
 	}
 	for i, m := range muts {
+		if s.onIndexPut != nil && m.table != keys.Comment {
+			s.onIndexPut(m.table, m.mut.Row, muts[0].mut.Row) // the comment's key
+		}
 		if err := s.st.Mutate(ctx, m.table, m.mut); err != nil {
 			return c, &WriteError{Comment: c, Written: tablesOf(muts[:i]), Err: fmt.Errorf("put %s: %w", m.table, err)}
 		}

@@ -33,6 +33,7 @@ func PrintSummary(w io.Writer, s Summary) error {
 	printViolations(&b, s.Violations)
 	printSpread(&b, s.Spread)
 	printSLOs(&b, s.SLOs)
+	printFlaws(&b, s.Flaws)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

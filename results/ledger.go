@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +15,11 @@ import (
 // checker can later prove that every acknowledged comment exists. Each
 // worker appends to its own file, so writing takes no shared lock.
 //
-// A record is one status byte, the key's length as one byte, and the
-// comment's row key.
+// A record is one status byte, the key's length as one byte, the comment's
+// row key and, for the upper-case statuses, the content's length in UTF-8
+// bytes as 4 bytes big-endian: what the comment's index keys were made
+// from, which an edit changes in the comment but not in its index rows.
+// Ledgers written before the length was recorded read as length -1.
 type Ledger struct {
 	dir     string
 	mu      sync.Mutex
@@ -27,6 +31,16 @@ const (
 	Acked   byte = 'a' // the write returned success
 	Unknown byte = 'u' // a put failed or timed out: the comment may or may not exist
 )
+
+// withLen marks a status whose record carries the content length.
+func withLen(status byte) byte { return status - 'a' + 'A' }
+
+// LedgerRecord is one comment write's outcome.
+type LedgerRecord struct {
+	Status byte   // Acked or Unknown
+	Key    []byte // the comment's row key; valid only during the callback
+	Len    int    // the content's length in UTF-8 bytes when written; -1 if not recorded
+}
 
 const ledgerGlob = "ledger-*.bin"
 
@@ -65,15 +79,18 @@ type LedgerWriter struct {
 	err error
 }
 
-// Write records one comment write's outcome. The first error sticks and is
-// returned by Close.
-func (w *LedgerWriter) Write(status byte, commentKey []byte) {
+// Write records one comment write's outcome and the content length it was
+// written with. The first error sticks and is returned by Close.
+func (w *LedgerWriter) Write(status byte, commentKey []byte, contentLen int) {
 	if w.err != nil || len(commentKey) > 255 {
 		return
 	}
-	w.b.WriteByte(status)
+	w.b.WriteByte(withLen(status))
 	w.b.WriteByte(byte(len(commentKey)))
-	_, w.err = w.b.Write(commentKey)
+	w.b.Write(commentKey)
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(contentLen))
+	_, w.err = w.b.Write(n[:])
 }
 
 func (w *LedgerWriter) close() error {
@@ -88,7 +105,7 @@ func (w *LedgerWriter) close() error {
 
 // ReadLedger calls fn for every record of the run in dir. A run without a
 // ledger is an error: there is nothing to reconcile with.
-func ReadLedger(dir string, fn func(status byte, commentKey []byte) error) error {
+func ReadLedger(dir string, fn func(LedgerRecord) error) error {
 	files, err := filepath.Glob(filepath.Join(dir, ledgerGlob))
 	if err != nil {
 		return err
@@ -104,7 +121,7 @@ func ReadLedger(dir string, fn func(status byte, commentKey []byte) error) error
 	return nil
 }
 
-func readLedgerFile(path string, fn func(byte, []byte) error) error {
+func readLedgerFile(path string, fn func(LedgerRecord) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("ledger: %w", err)
@@ -119,14 +136,27 @@ func readLedgerFile(path string, fn func(byte, []byte) error) error {
 		} else if err != nil {
 			return fmt.Errorf("ledger %s: truncated record: %w", path, err)
 		}
-		if head[0] != Acked && head[0] != Unknown {
+		rec := LedgerRecord{Status: head[0], Len: -1}
+		hasLen := false
+		switch head[0] {
+		case Acked, Unknown:
+		case withLen(Acked), withLen(Unknown):
+			rec.Status, hasLen = head[0]-'A'+'a', true
+		default:
 			return fmt.Errorf("ledger %s: bad status byte %#x", path, head[0])
 		}
-		k := key[:head[1]]
-		if _, err := io.ReadFull(r, k); err != nil {
+		rec.Key = key[:head[1]]
+		if _, err := io.ReadFull(r, rec.Key); err != nil {
 			return fmt.Errorf("ledger %s: truncated record: %w", path, err)
 		}
-		if err := fn(head[0], k); err != nil {
+		if hasLen {
+			var n [4]byte
+			if _, err := io.ReadFull(r, n[:]); err != nil {
+				return fmt.Errorf("ledger %s: truncated record: %w", path, err)
+			}
+			rec.Len = int(binary.BigEndian.Uint32(n[:]))
+		}
+		if err := fn(rec); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 		out.add(o)
 	}
 	out.setRates()
+	mergeFlaws(&out, sums)
 	return out, nil
 }
 

@@ -45,6 +45,8 @@ type Summary struct {
 	Violations map[string]*Violation `json:"violations,omitempty"`
 	Spread     []spread.TableSpread  `json:"spread,omitempty"`
 	SLOs       []SLOResult           `json:"slos,omitempty"`
+	// Flaws is one figure per flaw of the seed's design.
+	Flaws *Flaws `json:"flaws,omitempty"`
 	// Backend holds the backend's own counters (the HBase client's RPCs,
 	// retries and meta lookups), opaque here.
 	Backend json.RawMessage `json:"backend,omitempty"`

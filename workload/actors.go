@@ -79,9 +79,9 @@ func (w *Worker) book(c model.Comment, err error) {
 	var we *comments.WriteError
 	switch {
 	case err == nil:
-		w.ledger.Write(results.Acked, w.commentKey(c))
+		w.ledger.Write(results.Acked, w.commentKey(c), c.ContentLen())
 	case errors.As(err, &we):
-		w.ledger.Write(results.Unknown, w.commentKey(c))
+		w.ledger.Write(results.Unknown, w.commentKey(c), c.ContentLen())
 	}
 }
 
@@ -179,7 +179,7 @@ func (ranker) Do(ctx context.Context, w *Worker) {
 		ids[i] = w.env.Pop.Products[p]
 	}
 	start := time.Now()
-	_, err := w.env.Sys.RankJob(ctx, ids)
+	_, err := w.env.Sys.RankJobWith(ctx, ids, rankOptions(w.env.Scenario, w.r, w.env.Flaws))
 	w.record(OpRankJob, start, err)
 }
 

@@ -93,6 +93,7 @@ type Env struct {
 	Acked    *Acked
 	Checks   *Violations
 	Recent   *RecentProducts
+	Flaws    *Flaws // nil: not watched
 	// recording is off during warm-up: arrivals then run but are not counted.
 	recording atomic.Bool
 }

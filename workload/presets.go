@@ -17,6 +17,7 @@ var presets = map[string]func() Scenario{
 	"flash-sale":      flashSalePreset,
 	"deep-pagination": deepPaginationPreset,
 	"ci":              ciPreset,
+	"trial":           trialPreset,
 }
 
 // PresetNames lists the presets, sorted.
@@ -34,7 +35,7 @@ func Preset(name string) (Scenario, error) {
 // presetDefaults are the knobs no preset changes unless it has a reason to.
 func presetDefaults() Scenario {
 	return Scenario{
-		Layout: "seed", Scan: "bounded", IDs: "random", Seed: 1,
+		Layout: "seed", Scan: "bounded", Ranks: "replace", IDs: "random", Seed: 1,
 		Arrival: "constant", Interval: Duration(time.Second), PageSize: 10,
 		Content:    ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},
 		MultiOrder: 3,
@@ -98,6 +99,27 @@ func ciPreset() Scenario {
 	s.Burst = BurstSpec{Size: 4, EqualLength: 1}
 	s.Mix = map[string]float64{"write": 30, "burst": 5, "multi-order": 5, "list": 15,
 		"pager": 10, "timeline": 10, "ranker": 5, "ranked": 10, "editor": 10}
+	return s
+}
+
+// trialPreset puts the seed's design on trial: everything that shows its
+// four flaws, in a run short enough to make twice (--system seed, then
+// fixed) in make run.
+func trialPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "trial"
+	s.Description = "The seed's design on trial, run with --system seed and --system fixed: bursts of " +
+		"8 comments in one millisecond (half with one byte length) every 250 ms and multi-product orders " +
+		"(colliding keys), listings paged (the seed's scans), a hot product with 30% of the picks " +
+		"(its listing region), the ranking job every 2 s with a third of its rankings shorter " +
+		"than the last (stale ranks)."
+	s.Users, s.Products, s.Sellers, s.Regions = 20_000, 2_000, 200, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(20), presetSeconds(2), 8
+	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 1, HotShare: 0.3}
+	s.MaxPages, s.RankEvery, s.RankShrink = 3, presetSeconds(2), 0.33
+	s.Burst = BurstSpec{Every: Duration(250 * time.Millisecond), Size: 8, EqualLength: 0.5}
+	s.Mix = map[string]float64{"write": 30, "multi-order": 5, "list": 30, "pager": 10, "timeline": 5,
+		"ranked": 10, "editor": 5, "burst": 5}
 	return s
 }
 

@@ -31,6 +31,9 @@ type Config struct {
 	Abort <-chan struct{}
 	// Ledger, if set, gets the outcome of every comment write.
 	Ledger *results.Ledger
+	// Flaws, if set, watches the run for colliding keys and stale ranks;
+	// Sys must report its index puts to it (see System).
+	Flaws *Flaws
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -79,7 +82,8 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 		return nil, err
 	}
 	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: NewClock(),
-		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{}}, nil
+		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{},
+		Flaws: cfg.Flaws}, nil
 }
 
 // run is the state of one Run call.

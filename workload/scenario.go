@@ -38,8 +38,16 @@ const (
 type Scenario struct {
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
-	Layout      string `yaml:"layout" json:"layout"` // keys.Load: a built-in design or a design file
-	Scan        string `yaml:"scan" json:"scan"`     // comments.ParseScanMode: "bounded" | "seed"
+	// System is the seed's whole design at once: "seed" (its keys, its
+	// scans, its rank upsert) or "fixed" (collision-free keys, bounded
+	// scans, a rank job that deletes what a shorter ranking leaves). It
+	// sets Layout, Scan and Ranks; a layout or scan given after it wins.
+	System string `yaml:"system" json:"system,omitempty"`
+	Layout string `yaml:"layout" json:"layout"` // keys.Load: a built-in design or a design file
+	Scan   string `yaml:"scan" json:"scan"`     // comments.ParseScanMode: "bounded" | "seed"
+	// Ranks is how the ranking job writes: "upsert" (the seed's: ranks past
+	// a shorter new ranking stay) or "replace" (they are deleted).
+	Ranks string `yaml:"ranks" json:"ranks"`
 	IDs         string `yaml:"ids" json:"ids"`       // keys.SchemeByName: "random" | "sequential"
 	Seed        uint64 `yaml:"seed" json:"seed"`
 
@@ -71,6 +79,10 @@ type Scenario struct {
 	PageSize   int            `yaml:"page_size" json:"page_size"`
 	MaxPages   int            `yaml:"max_pages" json:"max_pages"`   // pager depth limit, 0 = to the end
 	RankEvery  Duration       `yaml:"rank_every" json:"rank_every"` // 0 = ranker runs only from the mix
+	// RankShrink is how often (0..1) a product's new ranking is shorter
+	// than its best comments allow, as when good comments lose their
+	// standing: what leaves stale ranks under the seed's upsert.
+	RankShrink float64 `yaml:"rank_shrink" json:"rank_shrink"`
 	Burst      BurstSpec      `yaml:"burst" json:"burst"`
 	MultiOrder int            `yaml:"multi_order" json:"multi_order"` // products per multi-product order
 
@@ -200,6 +212,12 @@ func (s Scenario) checkChoices() []error {
 	if _, err := comments.ParseScanMode(s.Scan); err != nil {
 		errs = append(errs, fmt.Errorf("scan: %w", err))
 	}
+	if s.System != "" && systems[s.System] == nil {
+		errs = append(errs, fmt.Errorf("system: %q (want seed or fixed)", s.System))
+	}
+	if s.Ranks != "upsert" && s.Ranks != "replace" {
+		errs = append(errs, fmt.Errorf("ranks: %q (want upsert or replace)", s.Ranks))
+	}
 	if _, err := keys.SchemeByName(s.IDs); err != nil {
 		errs = append(errs, fmt.Errorf("ids: %w", err))
 	}
@@ -253,6 +271,7 @@ func (s Scenario) checkTimes() []error {
 func (s Scenario) checkPopularity() []error {
 	p := s.Popularity
 	errs := []error{
+		floatWithin("rank_shrink", s.RankShrink, 0, 1),
 		floatWithin("popularity.exponent", p.Exponent, 0, MaxExponent),
 		intWithin("popularity.hot_products", p.HotProducts, 0, s.Products),
 		floatWithin("popularity.hot_share", p.HotShare, 0, 1),
@@ -432,8 +451,30 @@ func (s *Scenario) setMixWeight(actor string, n *yaml.Node) error {
 	return nil
 }
 
+// systems are what System sets.
+var systems = map[string]func(*Scenario){
+	"seed":  func(s *Scenario) { s.Layout, s.Scan, s.Ranks = "seed", "seed", "upsert" },
+	"fixed": func(s *Scenario) { s.Layout, s.Scan, s.Ranks = "unique", "bounded", "replace" },
+}
+
+// SetSystem applies a System value: it sets Layout, Scan and Ranks. An
+// unknown value is kept for Validate to name.
+func (s *Scenario) SetSystem(name string) {
+	s.System = name
+	if apply := systems[name]; apply != nil {
+		apply(s)
+	}
+}
+
 // overlayScenario sets the fields of s that mapping m names, by yaml tag.
+// A system it names applies first, so the layout, scan or ranks it also
+// names override the system's.
 func overlayScenario(s *Scenario, m *yaml.Node) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "system" && m.Content[i+1].Kind == yaml.ScalarNode {
+			s.SetSystem(m.Content[i+1].Value)
+		}
+	}
 	return overlayStruct(reflect.ValueOf(s).Elem(), m, "")
 }
 

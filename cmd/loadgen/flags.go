@@ -20,7 +20,8 @@ import (
 type options struct {
 	backend      backend.Flags
 	sc           workload.Scenario
-	design       *keys.Design // sc.Layout, loaded
+	design       *keys.Design    // sc.Layout, loaded
+	flaws        *workload.Flaws // what the run saw of the seed's flaws
 	out          string
 	slos         []results.SLO
 	quiet        bool
@@ -59,6 +60,9 @@ var (
 )
 
 func (b *binder) register() {
+	b.fs.StringVar(&b.scratch.System, "system", "", "the seed's whole design: seed (its keys, scans and rank upsert) or fixed (unique keys, bounded scans, ranks replaced); --layout and --scan override it")
+	b.apply["system"] = func(dst *workload.Scenario) { dst.SetSystem(b.scratch.System) }
+	bind(b, "ranks", func(s *workload.Scenario) *string { return &s.Ranks }, stringVar, "how the ranking job writes: upsert (the seed's: a shorter ranking leaves stale ranks) or replace")
 	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; see 'loadgen lint'")
 	bind(b, "scan", func(s *workload.Scenario) *string { return &s.Scan }, stringVar, "listing scans: bounded (start/stop rows) or seed (filters from the table's start)")
 	bind(b, "ids", func(s *workload.Scenario) *string { return &s.IDs }, stringVar, "id scheme: "+strings.Join(keys.SchemeNames(), ", "))
@@ -133,8 +137,13 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 	} else if o.sc, err = workload.Preset(preset); err != nil {
 		return fmt.Errorf("--preset: %w", err)
 	}
+	// --system first: it sets layout, scan and ranks, which their own
+	// flags then override.
+	if fs.Changed("system") {
+		b.apply["system"](&o.sc)
+	}
 	fs.Visit(func(f *pflag.Flag) {
-		if apply, ok := b.apply[f.Name]; ok {
+		if apply, ok := b.apply[f.Name]; ok && f.Name != "system" {
 			apply(&o.sc)
 		}
 	})
@@ -188,6 +197,7 @@ func usage(fs *pflag.FlagSet, w io.Writer) {
 usage: loadgen [flags]
        loadgen merge [--out DIR] [--slo EXPR]... RUN_DIR...
        loadgen lint --layout NAME|FILE [--json] [--print]
+       loadgen flaws RUN_DIR...   (the seed's four flaws, one line each, across runs)
 
 flags:
 `)

@@ -134,12 +134,16 @@ func interrupts() (context.Context, chan struct{}) {
 func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abort chan struct{}, stdout, stderr io.Writer) (int, error) {
 	sc := o.sc
 	layout := o.design
-	mode, _ := comments.ParseScanMode(sc.Scan)
+	o.flaws = workload.NewFlaws()
+	sys, err := workload.System(st, sc, o.flaws)
+	if err != nil {
+		return 0, err
+	}
 	set := results.NewSet(workload.ResultNames(), time.Duration(sc.Interval))
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
-		Abort: abort, Sys: comments.New(st, comments.Options{Layout: layout, Scan: mode}), Ledger: ledger}
+		Abort: abort, Sys: sys, Ledger: ledger, Flaws: o.flaws}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
 			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
@@ -193,6 +197,9 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		return sum, err
 	}
 	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
+	if f := o.flaws; f != nil {
+		sum.FillFlaws(f.Collided(), f.StaleRanks())
+	}
 	sum.SLOs = results.Evaluate(o.slos, sum)
 	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
 		if sum.Backend, err = json.Marshal(cc.ClientCounters()); err != nil {

@@ -23,6 +23,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "lint" {
 		return lint(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "flaws" {
+		return flaws(args[1:], stdout, stderr)
+	}
 	o, code := parse(args, stderr)
 	if o == nil {
 		return code

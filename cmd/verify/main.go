@@ -37,6 +37,7 @@ type options struct {
 	quiet    bool
 	noSpread bool
 	tmp      string
+	out      string
 }
 
 func main() {
@@ -57,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress, and only the verdict line")
 	fs.BoolVar(&o.noSpread, "no-spread", false, "skip the data spread (a full extra pass over every table)")
 	fs.StringVar(&o.tmp, "tmp", "", "directory for the external sorts' spill files (default: the system's)")
+	fs.StringVar(&o.out, "out", "", "also write the report as DIR/"+check.ReportFile+" (a run directory, for loadgen flaws and reports)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -116,6 +118,12 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 		if err := rep.Repair.Apply(ctx, st, layout); err != nil {
 			fmt.Fprintln(stderr, "verify:", err)
 			return 1
+		}
+	}
+	if o.out != "" {
+		if err := check.WriteReport(o.out, rep); err != nil {
+			fmt.Fprintln(stderr, "verify:", err)
+			return 2
 		}
 	}
 	if err := o.print(stdout, rep, how); err != nil {

@@ -1,0 +1,140 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/store"
+)
+
+// Flaws watches the run for two of the seed's flaws as they happen: index
+// rows put over another comment's row (colliding keys: the earlier comment
+// drops out of the listing), and rank rows a shorter ranking leaves behind
+// under the seed's upsert. verify finds the same in the data afterwards;
+// these are the live counts, exact as long as no write takes longer than
+// collisionWindow.
+type Flaws struct {
+	mu sync.Mutex
+	// Index keys put recently, by table then key, to the comment key: two
+	// generations, rotated every collisionWindow, so memory stays flat.
+	cur, prev map[string]map[string]string
+	rotated   time.Time
+	collided  map[string]int64
+	samples   map[string]string
+
+	ranksMu sync.Mutex
+	high    map[string]int // a product's highest rank row
+	length  map[string]int // its latest ranking's length
+}
+
+// collisionWindow is how long a put index key is remembered. A collision
+// needs two comments stamped in one millisecond (every listing key holds
+// the timestamp), written within moments of each other.
+const collisionWindow = 10 * time.Second
+
+// NewFlaws starts with nothing seen.
+func NewFlaws() *Flaws {
+	return &Flaws{cur: map[string]map[string]string{}, prev: map[string]map[string]string{}, rotated: time.Now(),
+		collided: map[string]int64{}, samples: map[string]string{}, high: map[string]int{}, length: map[string]int{}}
+}
+
+// IndexPut is comments.Options.OnIndexPut: a key another comment already
+// holds is a collision.
+func (f *Flaws) IndexPut(table string, key, ck []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if now := time.Now(); now.Sub(f.rotated) > collisionWindow {
+		f.prev, f.cur, f.rotated = f.cur, map[string]map[string]string{}, now
+	}
+	k := string(key)
+	had, ok := f.cur[table][k]
+	if !ok {
+		had, ok = f.prev[table][k]
+	}
+	if ok && had != string(ck) {
+		f.collided[table]++
+		if _, seen := f.samples[table]; !seen {
+			f.samples[table] = fmt.Sprintf("%x put over %x", ck, had)
+		}
+	}
+	if f.cur[table] == nil {
+		f.cur[table] = map[string]string{}
+	}
+	f.cur[table][k] = string(ck)
+}
+
+// Collided is the collisions seen, by index table.
+func (f *Flaws) Collided() map[string]int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]int64, len(f.collided))
+	for t, n := range f.collided {
+		out[t] = n
+	}
+	return out
+}
+
+// ranked notes a ranking of n written for product: under upsert the rows
+// past n stay, so the product's highest rank row is the most it ever had.
+func (f *Flaws) ranked(product string, n int, upsert bool) {
+	f.ranksMu.Lock()
+	defer f.ranksMu.Unlock()
+	f.length[product] = n
+	if upsert {
+		f.high[product] = max(f.high[product], n)
+	} else {
+		f.high[product] = n
+	}
+}
+
+// StaleRanks is how many rank rows outlive the rankings that wrote them.
+func (f *Flaws) StaleRanks() int64 {
+	f.ranksMu.Lock()
+	defer f.ranksMu.Unlock()
+	var n int64
+	for p, h := range f.high {
+		n += int64(h - f.length[p])
+	}
+	return n
+}
+
+// System builds the comment system a scenario runs: its key design, scans
+// and rank writes, reporting index puts to f (nil: not watched).
+func System(st store.Store, sc Scenario, f *Flaws) (*comments.System, error) {
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := comments.ParseScanMode(sc.Scan)
+	if err != nil {
+		return nil, err
+	}
+	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert"}
+	if f != nil {
+		o.OnIndexPut = f.IndexPut
+	}
+	return comments.New(st, o), nil
+}
+
+// rankOptions shapes the ranking job as the scenario says: some rankings
+// shorter than their comments allow (RankShrink), each noted in f.
+func rankOptions(sc Scenario, r *rand.Rand, f *Flaws) comments.JobOptions {
+	var o comments.JobOptions
+	if sc.RankShrink > 0 {
+		o.Keep = func(_ string, n int) int {
+			if n < 2 || r.Float64() >= sc.RankShrink {
+				return n
+			}
+			return 1 + r.IntN(n-1)
+		}
+	}
+	if f != nil {
+		upsert := sc.Ranks == "upsert"
+		o.Ranked = func(p string, n int) { f.ranked(p, n, upsert) }
+	}
+	return o
+}
