@@ -63,6 +63,7 @@ func (b *binder) register() {
 	b.fs.StringVar(&b.scratch.System, "system", "", "the seed's whole design: seed (its keys, scans and rank upsert) or fixed (unique keys, bounded scans, ranks replaced); --layout and --scan override it")
 	b.apply["system"] = func(dst *workload.Scenario) { dst.SetSystem(b.scratch.System) }
 	bind(b, "ranks", func(s *workload.Scenario) *string { return &s.Ranks }, stringVar, "how the ranking job writes: upsert (the seed's: a shorter ranking leaves stale ranks) or replace")
+	bind(b, "rank-shrink", func(s *workload.Scenario) *float64 { return &s.RankShrink }, floatVar, "how often (0..1) the ranking job writes a product a shorter ranking than before")
 	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; see 'loadgen lint'")
 	bind(b, "scan", func(s *workload.Scenario) *string { return &s.Scan }, stringVar, "listing scans: bounded (start/stop rows) or seed (filters from the table's start)")
 	bind(b, "ids", func(s *workload.Scenario) *string { return &s.IDs }, stringVar, "id scheme: "+strings.Join(keys.SchemeNames(), ", "))

@@ -1,0 +1,72 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/results"
+)
+
+// The seed's rank upsert writes a shorter ranking over a longer one and
+// leaves the old tail: those rows were written before the new rank 1, and
+// each is one stale rank, nothing else. The fixed job deletes them.
+func TestStaleRanksByWriteTime(t *testing.T) {
+	for _, upsert := range []bool{true, false} {
+		d := newDataset(t, keys.Seed)
+		d.sys = comments.New(d.st, comments.Options{Layout: d.layout, KeepStaleRanks: upsert})
+		time.Sleep(2 * time.Millisecond) // the second run's rank 1 is stamped after the first run's rows
+		shorter := comments.JobOptions{Keep: func(string, int) int { return 7 }}
+		if _, err := d.sys.RankJobWith(d.ctx, d.products[:2], shorter); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{}
+		if upsert {
+			want["ranks.stale"] = 2 * 3 // two products, ranks 8..10 of each
+		}
+		assertCounts(t, d.check(false), want)
+	}
+}
+
+// With the run's ledger, an edited comment whose index row another comment
+// took is collided, not unreferenced: the ledger holds the length its keys
+// were made from.
+func TestEditedCollisionWithLedger(t *testing.T) {
+	d := newDataset(t, keys.Seed)
+	p, u := d.products[0], d.users[0]
+	a := d.write("OaOaOaOaOa", p, u, "same length!", ts0+100)
+	b := d.write("ObObObObOb", p, d.users[1], "same length?", ts0+100)
+	if _, err := d.sys.EditComment(d.ctx, a.OrderID, a.ProductID, "now a much longer text"); err != nil {
+		t.Fatal(err)
+	}
+	run := t.TempDir()
+	l := results.NewLedger(run)
+	w, err := l.Writer(0)
+	must(t, err)
+	for _, c := range []struct {
+		ck []byte
+		n  int
+	}{{d.ck(a), a.ContentLen()}, {d.ck(b), b.ContentLen()}} {
+		w.Write(results.Acked, c.ck, c.n)
+	}
+	must(t, l.Close())
+	without := d.check(false)
+	assertCounts(t, without, map[string]int64{"product-comment.unreferenced": 1})
+	rep, err := Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), RunDir: run})
+	must(t, err)
+	assertCounts(t, rep, map[string]int64{"product-comment.collided": 1})
+	if rep.Run.Acked != 2 || rep.Run.Lost.Count != 0 {
+		t.Errorf("run: acked %d lost %d, want 2 and 0", rep.Run.Acked, rep.Run.Lost.Count)
+	}
+	if _, err := os.Stat(filepath.Join(run, ReportFile)); !os.IsNotExist(err) {
+		t.Error("a check wrote its report without being asked")
+	}
+	must(t, WriteReport(run, rep))
+	back, found, err := ReadReport(run)
+	if err != nil || !found || back.CollidedTotal() != 1 {
+		t.Errorf("report read back: found %v, collided %d, %v", found, back.CollidedTotal(), err)
+	}
+}

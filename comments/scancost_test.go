@@ -1,0 +1,45 @@
+package comments_test
+
+import (
+	"slices"
+	"testing"
+
+	"commentbench/comments"
+	"commentbench/keys"
+)
+
+// secondPageCost seeds n products of 12 comments each and returns the rows
+// the second page of the product sorting last read.
+func secondPageCost(t *testing.T, mode comments.ScanMode, n int) int64 {
+	t.Helper()
+	f := newFixture(t, keys.Seed, mode)
+	products := make([]string, n)
+	for i := range products {
+		products[i] = f.product()
+	}
+	f.fillProducts(products, 12)
+	p := slices.Max(products) // the seed's scan reads every product before it
+	first, err := f.sys.ProductPage(f.ctx, p, nil, 10)
+	if err != nil || first.Next == nil {
+		t.Fatalf("first page: %v, next %x", err, first.Next)
+	}
+	second, err := f.sys.ProductPage(f.ctx, p, first.Next, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return second.Scan.RowsScanned
+}
+
+// The seed's next-page scan starts at the table's first row, so what a
+// page reads grows with the table; bounded scans read the page and one row
+// more, whatever the table holds.
+func TestSeedScanCostGrowsWithTheTable(t *testing.T) {
+	small, large := secondPageCost(t, comments.SeedScan, 10), secondPageCost(t, comments.SeedScan, 40)
+	if !(large >= 3*small && small > 11) {
+		t.Errorf("seed scans: second page read %d rows with 10 products, %d with 40: want it to grow with the table", small, large)
+	}
+	bs, bl := secondPageCost(t, comments.Bounded, 10), secondPageCost(t, comments.Bounded, 40)
+	if bs != bl || bs > 11 {
+		t.Errorf("bounded scans: second page read %d rows with 10 products, %d with 40: want the same, at most 11", bs, bl)
+	}
+}
