@@ -25,8 +25,9 @@ type Set struct {
 	ops      []string
 	interval time.Duration
 
-	mu        sync.Mutex // guards recorders
+	mu        sync.Mutex // guards recorders and next
 	recorders []*Recorder
+	next      int
 
 	// collectMu serialises Collect and Totals; everything below is theirs.
 	collectMu sync.Mutex
@@ -58,8 +59,8 @@ func (s *Set) Ops() []string { return slices.Clone(s.ops) }
 // Interval returns the collection period given to NewSet.
 func (s *Set) Interval() time.Duration { return s.interval }
 
-// Recorder records one worker's operations. Its mutex is contended only by
-// Collect and Totals, never by other workers.
+// Recorder records the operations of the workers that share it (see
+// NewRecorder). Its mutex is held for a histogram update or a pointer swap.
 type Recorder struct {
 	mu  sync.Mutex
 	ops []opRec
@@ -104,16 +105,28 @@ func perPage(n, pages int64) float64 {
 	return float64(n) / float64(pages)
 }
 
-// NewRecorder makes a Recorder for one worker goroutine. It is safe to call
-// concurrently, also while Collect runs.
+// Shards is how many Recorders a Set makes at most. A histogram pair per op
+// is about 0.4 MB, so one Recorder per worker put a thousand workers at
+// gigabytes (and seconds of allocation before the first arrival); past
+// Shards, workers share Recorders, round robin, and contend only briefly.
+const Shards = 8
+
+// NewRecorder returns a Recorder for one worker goroutine: a new one for
+// each of the first Shards callers, then the existing ones in turn. It is
+// safe to call concurrently, also while Collect runs.
 func (s *Set) NewRecorder() *Recorder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.recorders) >= Shards {
+		r := s.recorders[s.next%len(s.recorders)]
+		s.next++
+		return r
+	}
 	r := &Recorder{ops: make([]opRec, len(s.ops))}
 	for i := range r.ops {
 		r.ops[i] = opRec{lat: newHist(), svc: newHist(), byKind: map[string]int64{}}
 	}
-	s.mu.Lock()
 	s.recorders = append(s.recorders, r)
-	s.mu.Unlock()
 	return r
 }
 

@@ -200,3 +200,27 @@ func BenchmarkRecordParallel(b *testing.B) {
 		}
 	})
 }
+
+// Past Shards, workers share Recorders round robin: memory stays flat
+// however many workers there are, and every record still counts once.
+func TestRecordersShared(t *testing.T) {
+	s := NewSet([]string{"a", "b"}, time.Second)
+	seen := map[*Recorder]int{}
+	for i := range 3 * Shards {
+		r := s.NewRecorder()
+		seen[r]++
+		rec(r, i%2, time.Millisecond, time.Millisecond)
+	}
+	if len(seen) != Shards {
+		t.Fatalf("%d distinct recorders for %d workers, want %d", len(seen), 3*Shards, Shards)
+	}
+	for r, n := range seen {
+		if n != 3 {
+			t.Errorf("recorder %p shared by %d workers, want 3", r, n)
+		}
+	}
+	tot := s.Totals()
+	if tot[0].Count != int64(3*Shards/2) || tot[1].Count != int64(3*Shards/2) {
+		t.Errorf("counts %d and %d, want %d each", tot[0].Count, tot[1].Count, 3*Shards/2)
+	}
+}

@@ -2,7 +2,9 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,6 +70,54 @@ func BenchmarkCommentWriteEmbedded(b *testing.B) {
 			sc.Mix = map[string]float64{"write": 1}
 			sc.Users, sc.Products = 2000, 200
 			benchRun(b, e, sc, "comment-write")
+		})
+	}
+}
+
+// firstCall notes when the run first reached the store.
+type firstCall struct {
+	store.Store
+	at atomic.Pointer[time.Time]
+}
+
+func (f *firstCall) Mutate(ctx context.Context, t string, m ...store.Mutation) error {
+	if f.at.Load() == nil {
+		now := time.Now()
+		f.at.CompareAndSwap(nil, &now)
+	}
+	return f.Store.Mutate(ctx, t, m...)
+}
+
+// Many workers: the memory the run holds and how long after Run its first
+// operation starts, at 16, 256 and 1,024 workers on the no-op store.
+// go test -run '^$' -bench ManyWorkers -benchtime 1x ./workload
+func BenchmarkManyWorkers(b *testing.B) {
+	for _, workers := range []int{16, 256, 1024} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				sc, _ := Preset("steady")
+				sc.Workers, sc.RankEvery, sc.Burst.Every = workers, 0, 0
+				sc.Users, sc.Products, sc.Ops, sc.Duration, sc.Warmup = 2000, 200, 20000, 0, 0
+				st := &firstCall{Store: nop.New()}
+				set := results.NewSet(ResultNames(), time.Second)
+				cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: keys.Seed})}
+				env, err := Prepare(context.Background(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				st.at.Store(nil) // seeding is not the run
+				start := time.Now()
+				if _, err := env.Run(context.Background(), cfg); err != nil {
+					b.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.HeapInuse)/(1<<20), "heap-MiB")
+				b.ReportMetric(float64(after.Sys-before.Sys)/(1<<20), "grown-MiB")
+				b.ReportMetric(float64(st.at.Load().Sub(start).Microseconds())/1000, "start-ms")
+			}
 		})
 	}
 }
