@@ -223,6 +223,11 @@ func TestLoadgenRejectsBadInput(t *testing.T) {
 		{[]string{"--worker-index", "3", "--workers-total", "2"}, "--worker-index 3"},
 		{[]string{"stray"}, "stray"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
+		{[]string{"--ramp", "100:200:50/1s", "--rate", "100"}, "--ramp 100:200:50/1s and --rate 100: give one"},
+		{[]string{"--arrival", "poisson"}, "--arrival poisson: arrivals are for an open loop"},
+		{[]string{"--system", "perfect"}, `system: "perfect" (want seed or fixed)`},
+		{[]string{"--ranks", "sometimes"}, `ranks: "sometimes"`},
+		{[]string{"--rank-shrink", "2"}, "rank_shrink: 2 is out of range"},
 	}
 	for _, c := range cases {
 		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")

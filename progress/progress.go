@@ -24,6 +24,7 @@ type Status struct {
 	Ops      int64         // operations started in the steady phase
 	OpsTotal int64         // 0 when not bounded by count
 	Rate     float64       // last interval, ops/s
+	Target   float64       // the open loop's arrival rate now; 0 in a closed loop
 	WorstP99 time.Duration // last interval, the slowest op kind's p99
 	Errors   int64         // since the start
 }
@@ -37,15 +38,23 @@ func (s Status) line() string {
 	if s.OpsTotal > 0 {
 		ops += "/" + fmt.Sprint(s.OpsTotal)
 	}
-	return fmt.Sprintf("%-7s %s  ops %s  %.0f/s  worst p99 %v  errors %d",
-		s.Phase, el, ops, s.Rate, s.WorstP99.Round(10*time.Microsecond), s.Errors)
+	return fmt.Sprintf("%-7s %s  ops %s  %.0f/s%s  worst p99 %v  errors %d",
+		s.Phase, el, ops, s.Rate, s.target(), s.WorstP99.Round(10*time.Microsecond), s.Errors)
+}
+
+// target shows the open loop's aim beside what it achieved.
+func (s Status) target() string {
+	if s.Target <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (target %.0f/s)", s.Target)
 }
 
 // short fits beside a bar on an 80-column terminal; the bar itself shows
 // elapsed and remaining time.
 func (s Status) short() string {
-	return fmt.Sprintf("%-6s %d ops %.0f/s p99 %v %d err",
-		s.Phase, s.Ops, s.Rate, s.WorstP99.Round(10*time.Microsecond), s.Errors)
+	return fmt.Sprintf("%-6s %d ops %.0f/s%s p99 %v %d err",
+		s.Phase, s.Ops, s.Rate, s.target(), s.WorstP99.Round(10*time.Microsecond), s.Errors)
 }
 
 // Reporter receives a Status per interval and is finished once.

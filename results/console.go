@@ -157,8 +157,12 @@ func printPacing(b *strings.Builder, p Pacing) {
 		line(b, "pacing %s loop", orDash(p.Mode))
 		return
 	}
-	line(b, "pacing open loop at %.1f/s: %s arrivals, %s late, %s unstarted",
-		p.Rate, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
+	at := fmt.Sprintf("at %.1f/s", p.Rate)
+	if p.Ramp != "" {
+		at = "ramp " + p.Ramp
+	}
+	line(b, "pacing open loop %s: %s arrivals, %s late, %s unstarted",
+		at, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
 	if p.FellBehind {
 		line(b, "FELL BEHIND: %.0f%% of arrivals late (up to %s), %d never started; latency includes the wait",
 			100*p.LateShare, human(p.MaxLateMs), p.Unstarted)

@@ -101,6 +101,7 @@ type Percentiles struct {
 type Pacing struct {
 	Mode      string  `json:"mode"`
 	Rate      float64 `json:"rate,omitempty"`
+	Ramp      string  `json:"ramp,omitempty"` // a stepped ramp's FROM:TO:STEP/EVERY, instead of Rate
 	Arrivals  int64   `json:"arrivals,omitempty"`
 	Late      int64   `json:"late,omitempty"`
 	Unstarted int64   `json:"unstarted,omitempty"`

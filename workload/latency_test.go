@@ -119,3 +119,20 @@ func TestClosedLoopLatencyIsService(t *testing.T) {
 		}
 	}
 }
+
+// An open loop that falls behind in its warm-up still counts only the
+// arrivals due in the steady phase: started and never started together are
+// the rate times the phase, within 1%.
+func TestOpenLoopCountsTheSteadyPhaseOnly(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Workers, sc.Rate, sc.Ops, sc.RankEvery, sc.Burst.Every = 1, 400, 0, 0, 0
+	sc.Warmup, sc.Duration = Duration(time.Second), Duration(time.Second)
+	out, _ := runScenario(t, context.Background(), slowStore{openEngine(t), 5 * time.Millisecond}, sc)
+	p := out.Pacing
+	due := 400 * out.End.Sub(out.Start).Seconds()
+	if got := float64(p.Arrivals + p.Unstarted); got < 0.99*due || got > 1.01*due {
+		t.Errorf("steady phase of %v at 400/s: %d started + %d never = %.0f, want %.0f within 1%%",
+			out.End.Sub(out.Start), p.Arrivals, p.Unstarted, got, due)
+	}
+}

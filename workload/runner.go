@@ -98,6 +98,8 @@ type run struct {
 	late    atomic.Int64
 	unstart atomic.Int64
 	maxLate atomic.Int64 // ns: the latest a counted arrival started
+	// steadyAt is when the steady phase began, ns since the epoch.
+	steadyAt atomic.Int64
 	mix     *mix
 	orders  func(worker int) keys.IDGen
 }
@@ -195,8 +197,15 @@ func (r *run) drain(drained <-chan struct{}, cancel func()) {
 // beginSteady ends the warm-up: from here arrivals are counted.
 func (r *run) beginSteady(col *collector) time.Time {
 	start := col.beginSteady()
+	r.steadyAt.Store(start.UnixNano())
 	r.env.recording.Store(true)
 	return start
+}
+
+// inSteady says whether an arrival due at `at` belongs to the steady phase:
+// one due in the warm-up never does, however late it starts.
+func (r *run) inSteady(at time.Time) bool {
+	return r.env.recording.Load() && at.UnixNano() >= r.steadyAt.Load()
 }
 
 func (r *run) isStopped() bool {
@@ -208,14 +217,15 @@ func (r *run) isStopped() bool {
 	}
 }
 
-// ticket admits one arrival and says whether it counts: an arrival admitted
-// in the steady phase is recorded whole, one admitted in the warm-up never
-// is, whenever its operations end. The steady phase spends the op budget.
-func (r *run) ticket() (ok, counted bool) {
+// ticket admits one arrival due at `at` and says whether it counts: an
+// arrival due in the steady phase is recorded whole, one due in the
+// warm-up never is, whenever it starts or its operations end. The steady
+// phase spends the op budget.
+func (r *run) ticket(at time.Time) (ok, counted bool) {
 	if r.isStopped() {
 		return false, false
 	}
-	if !r.env.recording.Load() {
+	if !r.inSteady(at) {
 		return true, false
 	}
 	if r.cfg.Scenario.Ops > 0 && r.budget.Add(-1) < 0 {
@@ -265,7 +275,7 @@ func (r *run) startWorkers(wg *sync.WaitGroup, ws []*Worker) {
 // closedLoop runs actors back to back, as fast as the backend answers.
 func (r *run) closedLoop(w *Worker) {
 	for {
-		ok, counted := r.ticket()
+		ok, counted := r.ticket(time.Now())
 		if !ok {
 			return
 		}
@@ -333,7 +343,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 				return
 			}
 		}
-		ok, counted := r.ticket()
+		ok, counted := r.ticket(at)
 		if !ok {
 			r.countUnstarted(arr, begin, at)
 			return
@@ -350,12 +360,11 @@ func (r *run) dispatch(ch chan<- arrival) {
 // countUnstarted counts the arrivals that were due but never started, so a
 // backend that falls behind shows up in the numbers.
 func (r *run) countUnstarted(arr *pace.Arrivals, begin, at time.Time) {
-	if !r.env.recording.Load() {
-		return
-	}
 	now := time.Now()
 	for ; !at.After(now); at = begin.Add(arr.Next()) {
-		r.unstart.Add(1)
+		if r.inSteady(at) {
+			r.unstart.Add(1)
+		}
 	}
 }
 
@@ -392,7 +401,10 @@ func (r *run) pacing() results.Pacing {
 	sc := r.cfg.Scenario
 	p := results.Pacing{Mode: "closed", Arrivals: r.arrived.Load()}
 	if sc.Rate > 0 || sc.Ramp != "" {
-		p.Mode, p.Rate, p.Late, p.Unstarted = "open", sc.Rate, r.late.Load(), r.unstart.Load()
+		p.Mode, p.Rate, p.Ramp, p.Late, p.Unstarted = "open", sc.Rate, sc.Ramp, r.late.Load(), r.unstart.Load()
+		if sc.Ramp != "" {
+			p.Rate = 0 // the ramp overrides it
+		}
 		p.MaxLateMs = float64(r.maxLate.Load()) / float64(time.Millisecond)
 	}
 	return p.Judged()

@@ -148,8 +148,14 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 			apply(&o.sc)
 		}
 	})
+	if fs.Changed("ramp") && fs.Changed("rate") {
+		return fmt.Errorf("--ramp %s and --rate %v: give one (a ramp sets the rate step by step)", o.sc.Ramp, o.sc.Rate)
+	}
 	if err := o.sc.Validate(); err != nil {
 		return err
+	}
+	if fs.Changed("arrival") && o.sc.Rate == 0 && o.sc.Ramp == "" {
+		return fmt.Errorf("--arrival %s: arrivals are for an open loop; give --rate or --ramp (a closed loop has none)", o.sc.Arrival)
 	}
 	o.design, _ = keys.Load(o.sc.Layout) // Validate loaded it
 	if err := o.backend.Validate(); err != nil {

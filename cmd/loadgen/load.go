@@ -318,7 +318,7 @@ func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
 	for _, op := range t.Interval.Ops {
 		s.WorstP99 = max(s.WorstP99, op.P99)
 	}
-	s.Rate = achieved(t.Interval)
+	s.Rate, s.Target = achieved(t.Interval), t.Target
 	return s
 }
 
