@@ -100,8 +100,8 @@ type run struct {
 	maxLate atomic.Int64 // ns: the latest a counted arrival started
 	// steadyAt is when the steady phase began, ns since the epoch.
 	steadyAt atomic.Int64
-	mix     *mix
-	orders  func(worker int) keys.IDGen
+	mix      *mix
+	orders   func(worker int) keys.IDGen
 }
 
 // Run drives the actors until the scenario's duration or op count, or until

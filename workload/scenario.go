@@ -48,8 +48,8 @@ type Scenario struct {
 	// Ranks is how the ranking job writes: "upsert" (the seed's: ranks past
 	// a shorter new ranking stay) or "replace" (they are deleted).
 	Ranks string `yaml:"ranks" json:"ranks"`
-	IDs         string `yaml:"ids" json:"ids"`       // keys.SchemeByName: "random" | "sequential"
-	Seed        uint64 `yaml:"seed" json:"seed"`
+	IDs   string `yaml:"ids" json:"ids"` // keys.SchemeByName: "random" | "sequential"
+	Seed  uint64 `yaml:"seed" json:"seed"`
 
 	// The population seeded before the run, and regions per table.
 	Users    int `yaml:"users" json:"users"`
@@ -82,9 +82,9 @@ type Scenario struct {
 	// RankShrink is how often (0..1) a product's new ranking is shorter
 	// than its best comments allow, as when good comments lose their
 	// standing: what leaves stale ranks under the seed's upsert.
-	RankShrink float64 `yaml:"rank_shrink" json:"rank_shrink"`
-	Burst      BurstSpec      `yaml:"burst" json:"burst"`
-	MultiOrder int            `yaml:"multi_order" json:"multi_order"` // products per multi-product order
+	RankShrink float64   `yaml:"rank_shrink" json:"rank_shrink"`
+	Burst      BurstSpec `yaml:"burst" json:"burst"`
+	MultiOrder int       `yaml:"multi_order" json:"multi_order"` // products per multi-product order
 
 	// Mix weighs the actors (ActorNames) each worker picks from.
 	Mix map[string]float64 `yaml:"mix" json:"mix"`
