@@ -11,7 +11,7 @@ import (
 
 	"commentbench/check"
 	"commentbench/hbase"
-	"commentbench/hbase/hbasetest"
+	"commentbench/hbasetest"
 	"commentbench/results"
 	"commentbench/store/embedded"
 	"commentbench/workload"

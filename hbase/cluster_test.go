@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"commentbench/hbase/hbasetest"
 	"commentbench/hbase/wire"
+	"commentbench/hbasetest"
 	"commentbench/store/embedded"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"commentbench/hbase/hbasetest"
+	"commentbench/hbasetest"
 	"commentbench/store/embedded"
 )
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Reads and deletes beyond store.Store, for the HBase test server
-// (hbase/hbasetest): several versions, time ranges, and HBase's four delete
+// (hbasetest): several versions, time ranges, and HBase's four delete
 // markers (HBASE-WIRE 8.2) at explicit timestamps. They share the store.Store paths, so counters and
 // visibility rules are the same.
 

@@ -9,7 +9,7 @@ import (
 
 	"commentbench/comments"
 	"commentbench/hbase"
-	"commentbench/hbase/hbasetest"
+	"commentbench/hbasetest"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"commentbench/hbase"
-	"commentbench/hbase/hbasetest"
+	"commentbench/hbasetest"
 	"commentbench/store"
 	"commentbench/store/embedded"
 )

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"commentbench/hbase"
-	"commentbench/hbase/hbasetest"
+	"commentbench/hbasetest"
 	"commentbench/store/embedded"
 )
 
