@@ -34,6 +34,7 @@ type Flags struct {
 	SplitInitial int64
 	SplitMax     int64
 	NoSplits     bool
+	Sync         bool
 
 	// hbase
 	ZooKeeper   string
@@ -54,6 +55,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.SplitInitial, "split-initial", 1<<20, "embedded: bytes at which a table's only region on a server splits")
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
+	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
 	fs.StringVar(&f.ZooKeeper, "hbase-zk", "", "hbase: ZooKeeper quorum host:port,...")
 	fs.StringVar(&f.ZKRoot, "hbase-zk-root", "/hbase", "hbase: HBase's root znode")
 	fs.StringVar(&f.Bootstrap, "hbase-bootstrap", "", "hbase: RPC registry bootstrap servers host:port,... (HBase 2.5+; instead of or besides --hbase-zk)")
@@ -141,6 +143,7 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		InitialSplitSize: f.SplitInitial,
 		MaxRegionSize:    f.SplitMax,
 		DisableSplits:    f.NoSplits,
+		Sync:             f.Sync,
 		CreateIfMissing:  mode == Create,
 		ReadOnly:         mode == ReadOnly,
 	})

@@ -110,6 +110,9 @@ type RunReport struct {
 	// either way is legitimate.
 	UnknownPresent int64 `json:"unknown_present"`
 	UnknownAbsent  int64 `json:"unknown_absent"`
+	// TornTails counts ledger files whose last record a crash tore: the
+	// outcome of that one write is unknown, and nothing after it was kept.
+	TornTails int64 `json:"torn_tails,omitempty"`
 }
 
 // Report is everything a check found.

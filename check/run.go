@@ -20,7 +20,8 @@ func (c *checker) reconcile(ctx context.Context) (*RunReport, error) {
 	r := &RunReport{Dir: c.o.RunDir}
 	ledger := c.sorter()
 	defer ledger.Close()
-	err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error { return ledger.Add(r.Key, []byte{r.Status}) })
+	torn, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error { return ledger.Add(r.Key, []byte{r.Status}) })
+	r.TornTails = int64(torn)
 	if err != nil {
 		return nil, fmt.Errorf("--run: %w", err)
 	}
@@ -66,7 +67,7 @@ func (c *checker) writtenLengths() (*lengths, error) {
 		return l, nil
 	}
 	l.s = c.sorter()
-	err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
+	_, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
 		if r.Len < 0 {
 			return nil
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,8 +151,9 @@ func TestLoadgenInterrupt(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatalf("loadgen after SIGINT: %v\n%s", err, stdout.String())
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("loadgen after SIGINT: %v, want exit 130\n%s", err, stdout.String())
 		}
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
@@ -160,6 +162,14 @@ func TestLoadgenInterrupt(t *testing.T) {
 	s, err := results.ReadSummary(out)
 	if err != nil {
 		t.Fatalf("summary after SIGINT: %v", err)
+	}
+	if !s.Interrupted {
+		t.Error("summary.json does not say interrupted")
+	}
+	for _, f := range []string{"comment-write.hgrm", "comment-write.hlog", "ledger-0000.bin", "regions.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("after SIGINT: %v", err)
+		}
 	}
 	if opCount(s, "comment-write") == 0 || s.DurationSec <= 0 || !strings.Contains(stdout.String(), "interrupted") {
 		t.Errorf("summary after SIGINT: %d writes over %vs; stdout %q", opCount(s, "comment-write"), s.DurationSec, stdout.String())

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,11 +16,13 @@ import (
 // checker can later prove that every acknowledged comment exists. Each
 // worker appends to its own file, so writing takes no shared lock.
 //
-// A record is one status byte, the key's length as one byte, the comment's
-// row key and, for the upper-case statuses, the content's length in UTF-8
-// bytes as 4 bytes big-endian: what the comment's index keys were made
-// from, which an edit changes in the comment but not in its index rows.
-// Ledgers written before the length was recorded read as length -1.
+// A record is a status byte, the key's length as one byte, the comment's
+// row key, the content's length in UTF-8 bytes (4 bytes big-endian: what
+// the comment's index keys were made from, which an edit changes in the
+// comment but not in its index rows), and a CRC-32 (IEEE) of all of that,
+// so a record torn by a crash is told from a whole one. Ledgers from
+// before lengths and checksums (lower-case statuses, neither) still read,
+// their lengths -1.
 type Ledger struct {
 	dir     string
 	mu      sync.Mutex
@@ -32,8 +35,8 @@ const (
 	Unknown byte = 'u' // a put failed or timed out: the comment may or may not exist
 )
 
-// withLen marks a status whose record carries the content length.
-func withLen(status byte) byte { return status - 'a' + 'A' }
+// framed marks a status whose record carries the length and the checksum.
+func framed(status byte) byte { return status - 'a' + 'A' }
 
 // LedgerRecord is one comment write's outcome.
 type LedgerRecord struct {
@@ -60,7 +63,20 @@ func (l *Ledger) Writer(i int) (*LedgerWriter, error) {
 	return w, nil
 }
 
-// Close flushes and closes every worker's file.
+// Flush hands every writer's buffered records to the file system, so a
+// process killed afterwards loses none of them. A run calls it every
+// results interval.
+func (l *Ledger) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for _, w := range l.writers {
+		errs = append(errs, w.flush())
+	}
+	return errors.Join(errs...)
+}
+
+// Close flushes and closes every writer's file.
 func (l *Ledger) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -72,92 +88,120 @@ func (l *Ledger) Close() error {
 	return errors.Join(errs...)
 }
 
-// LedgerWriter is one worker's ledger file. Not safe for concurrent use.
+// LedgerWriter is one worker's ledger file. Write is the worker's alone;
+// Flush may come from another goroutine, hence the lock.
 type LedgerWriter struct {
+	mu  sync.Mutex
 	f   *os.File
 	b   *bufio.Writer
 	err error
+	rec []byte
 }
 
 // Write records one comment write's outcome and the content length it was
 // written with. The first error sticks and is returned by Close.
 func (w *LedgerWriter) Write(status byte, commentKey []byte, contentLen int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.err != nil || len(commentKey) > 255 {
 		return
 	}
-	w.b.WriteByte(withLen(status))
-	w.b.WriteByte(byte(len(commentKey)))
-	w.b.Write(commentKey)
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(contentLen))
-	_, w.err = w.b.Write(n[:])
+	r := append(w.rec[:0], framed(status), byte(len(commentKey)))
+	r = append(r, commentKey...)
+	r = binary.BigEndian.AppendUint32(r, uint32(contentLen))
+	r = binary.BigEndian.AppendUint32(r, crc32.ChecksumIEEE(r))
+	w.rec = r
+	_, w.err = w.b.Write(r)
 }
 
-func (w *LedgerWriter) close() error {
+func (w *LedgerWriter) flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if err := w.b.Flush(); err != nil && w.err == nil {
-		w.err = err
-	}
-	if err := w.f.Close(); err != nil && w.err == nil {
 		w.err = err
 	}
 	return w.err
 }
 
-// ReadLedger calls fn for every record of the run in dir. A run without a
-// ledger is an error: there is nothing to reconcile with.
-func ReadLedger(dir string, fn func(LedgerRecord) error) error {
-	files, err := filepath.Glob(filepath.Join(dir, ledgerGlob))
-	if err != nil {
-		return err
+func (w *LedgerWriter) close() error {
+	err := w.flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("ledger: no %s in %s: is it a loadgen results directory?", ledgerGlob, dir)
-	}
-	for _, path := range files {
-		if err := readLedgerFile(path, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
-func readLedgerFile(path string, fn func(LedgerRecord) error) error {
+// ReadLedger calls fn for every whole record of the run in dir and returns
+// how many files end in a torn record (a process killed mid-write): what
+// follows the last whole record is unknown, not an error. A run without a
+// ledger is an error: there is nothing to reconcile with.
+func ReadLedger(dir string, fn func(LedgerRecord) error) (torn int, err error) {
+	files, err := filepath.Glob(filepath.Join(dir, ledgerGlob))
+	if err != nil {
+		return 0, err
+	}
+	if len(files) == 0 {
+		return 0, fmt.Errorf("ledger: no %s in %s: is it a loadgen results directory?", ledgerGlob, dir)
+	}
+	for _, path := range files {
+		whole, err := readLedgerFile(path, fn)
+		if err != nil {
+			return torn, err
+		}
+		if !whole {
+			torn++
+		}
+	}
+	return torn, nil
+}
+
+// readLedgerFile reads a file's records up to its end or its first torn
+// or corrupt one; whole is false for the latter.
+func readLedgerFile(path string, fn func(LedgerRecord) error) (whole bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
+		return false, fmt.Errorf("ledger: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
-	key := make([]byte, 255)
+	buf := make([]byte, 2+255+8)
 	for {
-		var head [2]byte
-		if _, err := io.ReadFull(r, head[:]); err == io.EOF {
-			return nil
+		if _, err := io.ReadFull(r, buf[:2]); err == io.EOF {
+			return true, nil
 		} else if err != nil {
-			return fmt.Errorf("ledger %s: truncated record: %w", path, err)
+			return false, nil
 		}
-		rec := LedgerRecord{Status: head[0], Len: -1}
-		hasLen := false
-		switch head[0] {
-		case Acked, Unknown:
-		case withLen(Acked), withLen(Unknown):
-			rec.Status, hasLen = head[0]-'A'+'a', true
-		default:
-			return fmt.Errorf("ledger %s: bad status byte %#x", path, head[0])
-		}
-		rec.Key = key[:head[1]]
-		if _, err := io.ReadFull(r, rec.Key); err != nil {
-			return fmt.Errorf("ledger %s: truncated record: %w", path, err)
-		}
-		if hasLen {
-			var n [4]byte
-			if _, err := io.ReadFull(r, n[:]); err != nil {
-				return fmt.Errorf("ledger %s: truncated record: %w", path, err)
-			}
-			rec.Len = int(binary.BigEndian.Uint32(n[:]))
+		rec, ok, err := readRecord(r, buf)
+		if err != nil || !ok {
+			return false, err
 		}
 		if err := fn(rec); err != nil {
-			return err
+			return false, err
 		}
 	}
+}
+
+// readRecord reads the rest of the record whose two head bytes are in buf.
+// ok is false for a torn or corrupt record.
+func readRecord(r io.Reader, buf []byte) (LedgerRecord, bool, error) {
+	status, n := buf[0], int(buf[1])
+	switch status {
+	case Acked, Unknown: // from before lengths and checksums
+		key := buf[2 : 2+n]
+		if _, err := io.ReadFull(r, key); err != nil {
+			return LedgerRecord{}, false, nil
+		}
+		return LedgerRecord{Status: status, Key: key, Len: -1}, true, nil
+	case framed(Acked), framed(Unknown):
+		body := buf[:2+n+8]
+		if _, err := io.ReadFull(r, body[2:]); err != nil {
+			return LedgerRecord{}, false, nil
+		}
+		sum := binary.BigEndian.Uint32(body[2+n+4:])
+		if crc32.ChecksumIEEE(body[:2+n+4]) != sum {
+			return LedgerRecord{}, false, nil
+		}
+		return LedgerRecord{Status: status - 'A' + 'a', Key: body[2 : 2+n], Len: int(binary.BigEndian.Uint32(body[2+n:]))}, true, nil
+	}
+	return LedgerRecord{}, false, nil
 }

@@ -31,7 +31,7 @@ import (
 // interrupted: the first Ctrl-C stops issuing and drains, a second one
 // cancels what is still in flight.
 func load(o *options, stdout, stderr io.Writer) int {
-	ctx, abort := interrupts()
+	ctx := interrupts(stderr)
 
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
@@ -58,9 +58,12 @@ func load(o *options, stdout, stderr io.Writer) int {
 	defer out.close()
 	out.live = live
 
-	code, err := o.execute(ctx, st, out, abort, stdout, stderr)
+	code, err := o.execute(ctx, st, out, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
 		return 1
 	}
 	if err := st.Close(); err != nil {
@@ -117,21 +120,27 @@ func (o *options) dropTables(ctx context.Context, st store.Store, stderr io.Writ
 
 // interrupts turns the first SIGINT or SIGTERM into a cancelled context and
 // the second into a closed abort channel.
-func interrupts() (context.Context, chan struct{}) {
+func interrupts(stderr io.Writer) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
-	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
 		cancel()
 		<-sigs
-		close(abort)
+		// The results stream as the run goes (the CSVs, interval logs and
+		// ledger are flushed every interval): what is on disk stays.
+		fmt.Fprintln(stderr, "loadgen: second interrupt: exiting now; the results written so far stay")
+		os.Exit(ExitInterrupted)
 	}()
-	return ctx, abort
+	return ctx
 }
 
-func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abort chan struct{}, stdout, stderr io.Writer) (int, error) {
+// ExitInterrupted is the exit code of a run stopped by SIGINT or SIGTERM
+// (128 + SIGINT, as shells report it).
+const ExitInterrupted = 130
+
+func (o *options) execute(ctx context.Context, st store.Store, out *outputs, stdout, stderr io.Writer) (int, error) {
 	sc := o.sc
 	layout := o.design
 	o.flaws = workload.NewFlaws()
@@ -143,7 +152,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
-		Abort: abort, Sys: sys, Ledger: ledger, Flaws: o.flaws}
+		Sys: sys, Ledger: ledger, Flaws: o.flaws}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
 			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
@@ -154,6 +163,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	}
 	var errs int64
 	cfg.OnTick = func(t workload.Tick) {
+		if err := ledger.Flush(); err != nil && out.err == nil {
+			out.err = fmt.Errorf("ledger: %w", err)
+		}
 		out.tick(t)
 		errs += intervalErrors(t.Interval)
 		rep.Update(status(sc, t, errs))
@@ -166,7 +178,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 	if err != nil {
 		return 0, err
 	}
-	sum, err := o.summarize(ctx, st, set, res, layout)
+	sum, err := o.summarize(context.WithoutCancel(ctx), st, set, res, layout)
 	if err != nil {
 		return 0, err
 	}
@@ -183,6 +195,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, abo
 		fmt.Fprintln(stdout, clientLine(cc.ClientCounters()))
 	}
 	fmt.Fprintf(stdout, "results in %s\n", o.out)
+	if res.Interrupted {
+		return ExitInterrupted, nil
+	}
 	return sloExit(sum.SLOs), nil
 }
 
@@ -191,7 +206,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	if err != nil {
 		return sum, err
 	}
-	sum.Pacing, sum.Violations = res.Pacing, res.Violations
+	sum.Pacing, sum.Violations, sum.Interrupted = res.Pacing, res.Violations, res.Interrupted
 	servers, err := serverNames(ctx, st)
 	if err != nil {
 		return sum, err

@@ -27,6 +27,9 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 	if run := r.Run; run != nil {
 		fmt.Fprintf(&b, "run %s: %d acknowledged, %d lost; unknown outcome: %d present, %d absent\n",
 			run.Dir, run.Acked, run.Lost.Count, run.UnknownPresent, run.UnknownAbsent)
+		if run.TornTails > 0 {
+			fmt.Fprintf(&b, "  %d ledger files end in a record a crash tore: that write's outcome is unknown\n", run.TornTails)
+		}
 	}
 	printSamples(&b, r)
 	if r.Spread != nil {

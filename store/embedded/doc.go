@@ -13,8 +13,9 @@
 // opaque bytes here. Anything about what rows mean belongs to the packages
 // above store.
 //
-// Durability: data writes are not synced (pebble.NoSync), so a crash can lose
-// the most recent writes, as HBase with deferred WAL flush can; metadata
+// Durability: data writes are not synced (pebble.NoSync) unless Options.Sync,
+// so a crash can lose the most recent writes, as HBase with deferred WAL
+// flush can; metadata
 // changes (create, drop, split, move) are synced, and Close flushes
 // everything. Only one process can open a data dir at a time (Pebble locks
 // it); a reader such as the verify tool opens it after the writer closed it,

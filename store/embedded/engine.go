@@ -37,6 +37,10 @@ type Options struct {
 	MaxRegionSize int64
 	// DisableSplits turns automatic splits off (SplitRegion still works).
 	DisableSplits bool
+	// Sync makes every data write durable before it returns (pebble.Sync),
+	// as HBase's WAL with hbase.wal.hsync does; without it a write reaches
+	// the WAL buffer only, and a crash can lose the last ones.
+	Sync bool
 	// ReadOnly opens an existing data dir without writing to it (a checker
 	// that must leave the evidence as it found it): Pebble opens read-only,
 	// nothing splits or moves, and every write fails.
@@ -378,4 +382,12 @@ func (e *Engine) nextServer() string {
 	s := e.servers[e.roundRobin%uint64(len(e.servers))]
 	e.roundRobin++
 	return s
+}
+
+// writeOpts is how data writes commit: synced only when asked (Sync).
+func (e *Engine) writeOpts() *pebble.WriteOptions {
+	if e.opts.Sync {
+		return pebble.Sync
+	}
+	return pebble.NoSync
 }

@@ -228,7 +228,7 @@ func (e *Engine) DeleteCells(ctx context.Context, tableName string, row []byte, 
 			_ = b.Set(scratch, nil, nil)
 		}
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := b.Commit(e.writeOpts()); err != nil {
 		return fmt.Errorf("embedded: delete %q: %w", tableName, err)
 	}
 	r := t.routing.Load().find(row)

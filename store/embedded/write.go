@@ -116,7 +116,7 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 		}
 		acct[i] = w
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := b.Commit(e.writeOpts()); err != nil {
 		return fmt.Errorf("embedded: mutate %q: %w", tableName, err)
 	}
 	for _, w := range acct {
@@ -215,7 +215,7 @@ func (e *Engine) CheckAndPut(ctx context.Context, tableName string, row, qualifi
 	b := e.db.NewBatch()
 	defer b.Close()
 	_, w := e.putCells(b, t, row, cells, e.now(), nil, rowWrite{r: r})
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := b.Commit(e.writeOpts()); err != nil {
 		return false, fmt.Errorf("embedded: check and put %q: %w", tableName, err)
 	}
 	r.stats.writeRequests.Add(1)

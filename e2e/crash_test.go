@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"commentbench/check"
+)
+
+// loadgen killed with SIGKILL at random points: with --sync, verify --run
+// finds no acknowledged comment lost, every time; without it, at most what
+// about the last second acknowledged. verify never fails to check (exit 2),
+// whatever the kill tore: a torn ledger tail is an unknown outcome.
+func TestCrashes(t *testing.T) {
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	for i, sync := range []bool{true, true, true, true, true, false, false} {
+		dir := t.TempDir()
+		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
+		args := []string{"--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "5m", "--warmup", "0",
+			"--quiet", "--data-dir", data, "--out", out}
+		if sync {
+			args = append(args, "--sync")
+		}
+		cmd := exec.Command(filepath.Join(binDir, "loadgen"), args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { return lines(filepath.Join(out, "timeline.csv")) > 1 }, 60*time.Second)
+		time.Sleep(time.Duration(r.IntN(2000)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		vout, verr, code := run(t, "verify", "--data-dir", data, "--run", out, "--json", "--no-spread")
+		var rep check.Report
+		if err := json.Unmarshal([]byte(vout), &rep); err != nil || code == 2 || rep.Run == nil {
+			t.Fatalf("kill %d (sync %v): verify exit %d, %v\n%s", i, sync, code, err, verr)
+		}
+		perSecond := maxPerSecond(t, filepath.Join(out, "timeline.csv"))
+		switch {
+		case sync && rep.Run.Lost.Count != 0:
+			t.Errorf("kill %d with --sync: %d acknowledged comments lost of %d", i, rep.Run.Lost.Count, rep.Run.Acked)
+		case !sync && rep.Run.Lost.Count > perSecond:
+			t.Errorf("kill %d without --sync: %d lost, more than a second's %d writes", i, rep.Run.Lost.Count, perSecond)
+		}
+		if rep.Run.Acked == 0 {
+			t.Errorf("kill %d: the ledger held no acknowledged comment", i)
+		}
+	}
+}
+
+// maxPerSecond is the most comment writes one interval of timeline.csv saw.
+func maxPerSecond(t *testing.T, path string) int64 {
+	t.Helper()
+	var most int64
+	for _, n := range timelineCountsPerInterval(t, path, "comment-write", "burst-write", "multi-order-write") {
+		most = max(most, n)
+	}
+	return most
+}
+
+// timelineCountsPerInterval sums the named ops' counts per interval row
+// group of timeline.csv (its first column names the interval).
+func timelineCountsPerInterval(t *testing.T, path string, ops ...string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 1 {
+		t.Fatalf("timeline.csv: %v", err)
+	}
+	opCol, countCol := slices.Index(recs[0], "op"), slices.Index(recs[0], "count")
+	if opCol < 0 || countCol < 0 {
+		t.Fatalf("timeline.csv header %v has no op or count", recs[0])
+	}
+	out := map[string]int64{}
+	for _, r := range recs[1:] {
+		if slices.Contains(ops, r[opCol]) {
+			n, _ := strconv.ParseInt(r[countCol], 10, 64)
+			out[r[0]] += n
+		}
+	}
+	return out
+}
