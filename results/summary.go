@@ -37,8 +37,8 @@ type Summary struct {
 	Merged      []string        `json:"merged,omitempty"` // run dirs merged into this one
 	// Interrupted: SIGINT or SIGTERM stopped the run early; what it did is
 	// all here.
-	Interrupted bool `json:"interrupted"`
-	Ops         []OpSummary     `json:"ops"`
+	Interrupted bool        `json:"interrupted"`
+	Ops         []OpSummary `json:"ops"`
 	// Actions are what a user did end to end (post a comment: create the
 	// order, write the comment), each from when its arrival was due to the
 	// end of its last op; recorded under ActionPrefix + name.
