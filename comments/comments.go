@@ -10,6 +10,7 @@ package comments
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -212,4 +213,59 @@ func metaValue(ctx context.Context, st store.Store, row []byte) ([]byte, bool, e
 	}
 	v, ok := r.Value(keys.Qualifier)
 	return v, ok, nil
+}
+
+// runsRow counts the loadgen runs that wrote into a data set, so a new run
+// can tell it is adding to an earlier one (whose rows its ids would
+// overwrite) and give itself ids of its own.
+var runsRow = []byte("runs")
+
+// Runs is how many runs wrote into the data set: the count recorded, or 1
+// for data written before runs were counted that holds comments.
+func Runs(ctx context.Context, st store.Store) (int64, error) {
+	v, found, err := metaValue(ctx, st, runsRow)
+	switch {
+	case err != nil:
+		return 0, err
+	case found && len(v) != 8:
+		return 0, fmt.Errorf("%s: runs row is %d bytes, want 8", MetaTable, len(v))
+	case found:
+		return int64(binary.BigEndian.Uint64(v)), nil
+	}
+	any := false
+	_, err = st.Scan(ctx, keys.Comment, store.Scan{Limit: 1}, func(store.Row) bool { any = true; return false })
+	if errors.Is(err, store.ErrTableNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("scan %s: %w", keys.Comment, err)
+	}
+	if any {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// BeginRun counts one more run and returns its index: 0 for the first run
+// into a data set. Processes starting together each get their own.
+func (s *System) BeginRun(ctx context.Context) (int64, error) {
+	for {
+		v, found, err := metaValue(ctx, s.st, runsRow)
+		if err != nil {
+			return 0, err
+		}
+		var n uint64
+		var expected []byte
+		if found && len(v) == 8 {
+			n, expected = binary.BigEndian.Uint64(v), v
+		}
+		next := binary.BigEndian.AppendUint64(nil, n+1)
+		put, err := s.st.CheckAndPut(ctx, MetaTable, runsRow, keys.Qualifier, expected, cell(next))
+		if err != nil {
+			return 0, fmt.Errorf("count the run in %s: %w", MetaTable, err)
+		}
+		if put {
+			return int64(n), nil
+		}
+	}
 }

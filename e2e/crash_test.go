@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"commentbench/check"
+	"commentbench/results"
 )
 
 // loadgen killed with SIGKILL at random points: with --sync, verify --run
@@ -91,4 +93,50 @@ func timelineCountsPerInterval(t *testing.T, path string, ops ...string) map[str
 		}
 	}
 	return out
+}
+
+// A second loadgen into data that holds a run is refused before it writes,
+// naming what it found; --append adds a run whose ids overwrite nothing
+// (both runs' acknowledged comments all there), --fresh wipes the data.
+func TestReusedData(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	first := loadgenCI(t, dir, "unique")
+	_, errOut, code := run(t, "loadgen", "--preset", "ci", "--layout", "unique", "--quiet", "--data-dir", data, "--out", filepath.Join(dir, "again"))
+	if code != 2 || !strings.Contains(errOut, "already holds 1 run(s)") || !strings.Contains(errOut, "--append") {
+		t.Fatalf("second run: exit %d, want 2 naming the run\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "again")); !os.IsNotExist(err) {
+		t.Errorf("the refused run wrote its results dir (%v)", err)
+	}
+	if out, errOut, code := run(t, "loadgen", "--preset", "ci", "--layout", "unique", "--quiet", "--append",
+		"--data-dir", data, "--out", filepath.Join(dir, "appended")); code != 0 {
+		t.Fatalf("--append: exit %d\n%s%s", code, out, errOut)
+	}
+	written := func(s results.Summary) int64 {
+		return opCount(s, "comment-write") + opCount(s, "burst-write") + opCount(s, "multi-order-write")
+	}
+	second, err := results.ReadSummary(filepath.Join(dir, "appended"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, runDir := range []string{filepath.Join(dir, "out"), filepath.Join(dir, "appended")} {
+		rep, code := verifyJSON(t, "--data-dir", data, "--run", runDir, "--no-spread")
+		if code != 0 || rep.Run.Lost.Count != 0 || rep.References.Comments < written(first)+written(second) {
+			t.Errorf("after --append, verify --run %s: exit %d, lost %d, %d comments for %d written",
+				runDir, code, rep.Run.Lost.Count, rep.References.Comments, written(first)+written(second))
+		}
+	}
+	if out, errOut, code := run(t, "loadgen", "--preset", "ci", "--layout", "unique", "--quiet", "--fresh",
+		"--data-dir", data, "--out", filepath.Join(dir, "fresh")); code != 0 {
+		t.Fatalf("--fresh: exit %d\n%s%s", code, out, errOut)
+	}
+	third, _ := results.ReadSummary(filepath.Join(dir, "fresh"))
+	rep, code := verifyJSON(t, "--data-dir", data, "--run", filepath.Join(dir, "fresh"), "--no-spread")
+	if code != 0 || rep.References.Comments != written(third) {
+		t.Errorf("after --fresh: exit %d, %d comments, want only the new run's %d", code, rep.References.Comments, written(third))
+	}
+	if _, errOut, code := run(t, "loadgen", "--append", "--fresh", "--data-dir", data); code != 2 || !strings.Contains(errOut, "give one") {
+		t.Errorf("--append with --fresh: exit %d\n%s", code, errOut)
+	}
 }

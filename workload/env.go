@@ -96,6 +96,9 @@ type Env struct {
 	Flaws    *Flaws // nil: not watched
 	// recording is off during warm-up: arrivals then run but are not counted.
 	recording atomic.Bool
+	// run is this run's index among the runs appended to the data (0 unless
+	// Config.Append): it picks the order ids.
+	run int64
 }
 
 // Worker is one goroutine's state. Nothing in it is shared.

@@ -34,6 +34,9 @@ type Config struct {
 	// Flaws, if set, watches the run for colliding keys and stale ranks;
 	// Sys must report its index puts to it (see System).
 	Flaws *Flaws
+	// Append: the data holds earlier runs; this one draws order ids of its
+	// own (by the run's index in the data) so it overwrites none of theirs.
+	Append bool
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -72,6 +75,13 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	if err := cfg.Sys.CreateTables(ctx, scheme, sc.Regions); err != nil {
 		return nil, err
 	}
+	run, err := cfg.Sys.BeginRun(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Append {
+		run = 0 // the ids of a first run, or of a process joining one
+	}
 	pop, err := seedPopulation(ctx, cfg.Sys, sc, scheme)
 	if err != nil {
 		return nil, err
@@ -83,7 +93,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	}
 	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: NewClock(),
 		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{},
-		Flaws: cfg.Flaws}, nil
+		Flaws: cfg.Flaws, run: run}, nil
 }
 
 // run is the state of one Run call.
@@ -118,7 +128,7 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	var once sync.Once
 	r.stop = func() { once.Do(func() { close(r.stopped) }) }
 	r.budget.Store(sc.Ops)
-	if r.orders, err = orderIDs(sc, cfg.WorkerIndex); err != nil {
+	if r.orders, err = orderIDs(sc, cfg.WorkerIndex, e.run); err != nil {
 		return Outcome{}, err
 	}
 

@@ -260,7 +260,7 @@ func TestWorkerIndexPartitionsOrderIDs(t *testing.T) {
 		sc.IDs = scheme
 		seen := map[string]int{}
 		for proc := range 2 {
-			gen, err := orderIDs(sc, proc)
+			gen, err := orderIDs(sc, proc, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,20 +85,21 @@ feed:
 }
 
 // orderIDs gives each worker its order id generator. Random ids come from a
-// stream per (process, worker); sequential ids from one counter per process
-// (the anti-pattern: every new order lands at the end of the table), each
-// process counting in its own block of the id space.
-func orderIDs(sc Scenario, workerIndex int) (func(worker int) keys.IDGen, error) {
+// stream per (run, process, worker); sequential ids from one counter per
+// process (the anti-pattern: every new order lands at the end of the
+// table), each (run, process) counting in its own block of the id space:
+// 2^38 ids each, for up to 64 processes and 200 runs appended.
+func orderIDs(sc Scenario, workerIndex int, run int64) (func(worker int) keys.IDGen, error) {
 	scheme, err := keys.SchemeByName(sc.IDs)
 	if err != nil {
 		return nil, err
 	}
 	if scheme == keys.Base36 {
-		shared := &lockedGen{g: keys.NewSequential(uint64(workerIndex)<<45, 1)}
+		shared := &lockedGen{g: keys.NewSequential((uint64(run)*64+uint64(workerIndex))<<38, 1)}
 		return func(int) keys.IDGen { return shared }, nil
 	}
 	return func(w int) keys.IDGen {
-		return keys.NewRandom(rand.New(rand.NewPCG(sc.Seed^0x0dde7, uint64(workerIndex)<<32|uint64(w))))
+		return keys.NewRandom(rand.New(rand.NewPCG(sc.Seed^0x0dde7^uint64(run)<<48, uint64(workerIndex)<<32|uint64(w))))
 	}, nil
 }
 

@@ -26,6 +26,8 @@ type options struct {
 	slos         []results.SLO
 	quiet        bool
 	metricsAddr  string
+	appendRun    bool // add to data that holds earlier runs
+	fresh        bool // wipe the harness's data first
 	workerIndex  int
 	workersTotal int
 }
@@ -104,6 +106,8 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
+	fs.BoolVar(&o.appendRun, "append", false, "add this run to data that holds earlier runs (its order ids are new)")
+	fs.BoolVar(&o.fresh, "fresh", false, "wipe the data the harness wrote (its own tables only) before the run; same as --drop-tables")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
@@ -148,6 +152,12 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 			apply(&o.sc)
 		}
 	})
+	if o.appendRun && (o.fresh || o.backend.DropTables) {
+		return errors.New("--append and --fresh: give one (append keeps the data, fresh wipes it)")
+	}
+	if o.fresh {
+		o.backend.DropTables = true
+	}
 	if fs.Changed("ramp") && fs.Changed("rate") {
 		return fmt.Errorf("--ramp %s and --rate %v: give one (a ramp sets the rate step by step)", o.sc.Ramp, o.sc.Rate)
 	}

@@ -44,6 +44,9 @@ func load(o *options, stdout, stderr io.Writer) int {
 	if err := o.checkLayout(ctx, st); err != nil {
 		return fail(stderr, err)
 	}
+	if err := o.checkReuse(ctx, st); err != nil {
+		return fail(stderr, err)
+	}
 	live, err := o.serveMetrics(stderr)
 	if err != nil {
 		return fail(stderr, err)
@@ -86,6 +89,24 @@ func (o *options) serveMetrics(stderr io.Writer) (*metrics.Server, error) {
 		fmt.Fprintf(stderr, "loadgen: live metrics at http://%s/metrics\n", s.Addr())
 	}
 	return s, nil
+}
+
+// checkReuse refuses, before anything is written, to write into data that
+// holds an earlier run: the same seed would overwrite its rows, and verify
+// could no longer tell the runs apart. A process joining a load of several
+// (--worker-index above 0) finds the first one's tables and goes on.
+func (o *options) checkReuse(ctx context.Context, st store.Store) error {
+	if o.appendRun || o.workerIndex > 0 {
+		return nil
+	}
+	n, err := comments.Runs(ctx, st)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("the %s already holds %d run(s): give --append to add this one (with order ids of its own), or --fresh to wipe what the harness wrote first", o.backend.Describe(), n)
+	}
+	return nil
 }
 
 // checkLayout refuses, before anything is written, to add to data written
@@ -152,7 +173,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
-		Sys: sys, Ledger: ledger, Flaws: o.flaws}
+		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
 			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
