@@ -65,6 +65,10 @@ type IndexReport struct {
 	Collided Counter `json:"collided"`
 	// Extra counts index rows beyond the first that point at one comment.
 	Extra Counter `json:"extra"`
+	// BadValue index rows hold no comment key (empty or of the wrong
+	// length); Undecodable ones have a key the design cannot read.
+	BadValue    Counter `json:"bad_value"`
+	Undecodable Counter `json:"undecodable"`
 }
 
 // RankReport is the product-comment-rank table checked.
@@ -239,7 +243,8 @@ func parallel(tasks []func() error) error {
 func verdict(r Report) (bool, string) {
 	var n int64
 	for _, ix := range r.Indexes {
-		n += ix.Unreferenced.Count + ix.Undefined.Count + ix.Mismatched.Count + ix.Collided.Count + ix.Extra.Count
+		n += ix.Unreferenced.Count + ix.Undefined.Count + ix.Mismatched.Count + ix.Collided.Count + ix.Extra.Count +
+			ix.BadValue.Count + ix.Undecodable.Count
 	}
 	rk := r.Ranks
 	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count

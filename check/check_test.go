@@ -118,7 +118,8 @@ func counters(r Report) map[string]Counter {
 	m := map[string]Counter{}
 	for _, ix := range r.Indexes {
 		for name, c := range map[string]Counter{"unreferenced": ix.Unreferenced, "undefined": ix.Undefined,
-			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra} {
+			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra,
+			"bad_value": ix.BadValue, "undecodable": ix.Undecodable} {
 			if c.Count != 0 {
 				m[ix.Table+"."+name] = c
 			}
@@ -406,4 +407,11 @@ func TestSpreadRegions(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (d *dataset) userKey(c model.Comment) []byte {
+	k, err := d.layout.Encode(keys.Key{Table: keys.UserComment, UserID: c.UserID, ProductID: c.ProductID,
+		OrderID: c.OrderID, Timestamp: c.Timestamp, ContentLen: c.ContentLen()})
+	must(d.t, err)
+	return k
 }

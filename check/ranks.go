@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -32,6 +33,7 @@ func (c *checker) ranks(ctx context.Context) (RankReport, error) {
 		k, err := c.o.Layout.Decode(keys.ProductRank, row.Key)
 		if err != nil {
 			r.Unparsable.add(1, func() string { return fmt.Sprintf("%q: %v", row.Key, err) })
+			c.repair.del(keys.ProductRank, bytes.Clone(row.Key)) // no ranking can read it
 			continue
 		}
 		if k.ProductID != product {

@@ -14,10 +14,11 @@ import (
 func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "layout %s (%s); %d comments checked\n\n", r.Layout, how, r.References.Comments)
-	fmt.Fprintf(&b, "%-16s %9s %9s %7s %7s %7s %7s %6s\n", "index", "rows", "refd", "unref", "undef", "mismat", "collid", "extra")
+	fmt.Fprintf(&b, "%-15s %8s %8s %6s %6s %6s %6s %5s %5s %5s\n", "index", "rows", "refd", "unref", "undef", "mismat", "collid", "extra", "badv", "undec")
 	for _, ix := range r.Indexes {
-		fmt.Fprintf(&b, "%-16s %9d %9d %7d %7d %7d %7d %6d\n", ix.Table, ix.Rows, ix.Referenced,
-			ix.Unreferenced.Count, ix.Undefined.Count, ix.Mismatched.Count, ix.Collided.Count, ix.Extra.Count)
+		fmt.Fprintf(&b, "%-15s %8d %8d %6d %6d %6d %6d %5d %5d %5d\n", ix.Table, ix.Rows, ix.Referenced,
+			ix.Unreferenced.Count, ix.Undefined.Count, ix.Mismatched.Count, ix.Collided.Count, ix.Extra.Count,
+			ix.BadValue.Count, ix.Undecodable.Count)
 	}
 	rk, rf := r.Ranks, r.References
 	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
@@ -52,7 +53,8 @@ func printSamples(b *strings.Builder, r check.Report) {
 	for _, ix := range r.Indexes {
 		all = append(all, named{ix.Table + " unreferenced", ix.Unreferenced}, named{ix.Table + " undefined", ix.Undefined},
 			named{ix.Table + " mismatched", ix.Mismatched}, named{ix.Table + " collided", ix.Collided},
-			named{ix.Table + " extra references", ix.Extra})
+			named{ix.Table + " extra references", ix.Extra}, named{ix.Table + " rows holding no comment key", ix.BadValue},
+			named{ix.Table + " rows whose key does not decode", ix.Undecodable})
 	}
 	rk, rf := r.Ranks, r.References
 	all = append(all, named{"ranks over limit", rk.OverLimit}, named{"rank gaps", rk.Gaps}, named{"stale ranks", rk.Stale},
