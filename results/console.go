@@ -20,8 +20,12 @@ const lineWidth = 80
 const opWidth = 18
 
 // PrintSummary writes a human summary of s, every line within 80 columns:
-// the ops table, pacing, violations, region spread and SLOs.
-func PrintSummary(w io.Writer, s Summary) error {
+// the ops table, pacing, violations, region spread, SLOs, flaws and the
+// verdict; no colour.
+func PrintSummary(w io.Writer, s Summary) error { return PrintSummaryWith(w, s, Painter{}) }
+
+// PrintSummaryWith is PrintSummary with severities painted by p.
+func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	var b strings.Builder
 	printHeader(&b, s)
 	printOps(&b, s.Ops, "op")
@@ -34,6 +38,7 @@ func PrintSummary(w io.Writer, s Summary) error {
 	printSpread(&b, s.Spread)
 	printSLOs(&b, s.SLOs)
 	printFlaws(&b, s.Flaws)
+	printVerdict(&b, s.Verdict, p)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -181,35 +186,59 @@ func printViolations(b *strings.Builder, vs map[string]*Violation) {
 		line(b, "violations: none")
 		return
 	}
-	line(b, "violations:")
+	line(b, "violations (what the pagers found walking listings):")
 	for _, k := range slices.Sorted(maps.Keys(vs)) {
 		v := vs[k]
 		if v == nil {
 			continue
 		}
-		first := ""
-		if len(v.Samples) > 0 {
-			first = ", first: " + v.Samples[0]
+		m := violationMeaning[k]
+		line(b, "  %s %d: %s", k, v.Count, m[0])
+		if m[1] != "" {
+			line(b, "    likely: %s", m[1])
 		}
-		line(b, "  %s: %d%s", k, v.Count, first)
+		if len(v.Samples) > 0 {
+			line(b, "    e.g. %s", v.Samples[0])
+		}
 	}
 }
 
-// printSpread writes two lines per table: the brief's single line would
-// pass 80 columns, so server figures go on the second.
+// violationMeaning says what each pager finding is, and its likely cause.
+var violationMeaning = map[string][2]string{
+	"missing":      {"listings came back short of what was acknowledged", "index keys that collide (summed over walks)"},
+	"foreign-row":  {"pages held rows of another product or user", "a scan with no stop row ran past its listing"},
+	"duplicate":    {"a comment was listed twice in one walk", "a cursor that stepped back"},
+	"out-of-order": {"rows came out of listing order", "keys that do not sort newest first"},
+	"dangling":     {"index rows pointed at no comment", "a write that stopped between its puts"},
+}
+
+// printSpread writes, per table with traffic, its hottest region by key
+// range and share, its hottest server on a line of its own, and where its
+// writes went; tables with no traffic are named once, as idle.
 func printSpread(b *strings.Builder, ts []spread.TableSpread) {
+	var idle []string
 	for _, t := range ts {
-		name := cut(t.Table, 18)
 		if t.Requests == 0 {
-			line(b, "%s  %d regions  no requests", name, t.Regions)
+			idle = append(idle, t.Table)
 			continue
 		}
-		line(b, "%s  %d regions  hottest %.0f%% %s  max/mean %.1f  gini %.2f",
-			name, t.Regions, 100*t.HottestServerShare, cut(t.HottestServer, 6), t.RegionMaxMean, t.RegionGini)
-		line(b, "  servers max/mean %.1f  gini %.2f  ceiling %.1fx", t.ServerMaxMean, t.ServerGini, t.Ceiling)
+		name := t.Table
+		if name == spread.AllTables {
+			name = "* (every table with traffic)"
+		}
+		line(b, "%s  %d regions, %d requests, gini %.2f", name, t.Regions, t.Requests, t.RegionGini)
+		if len(t.Hottest) > 0 {
+			h := t.Hottest[0]
+			line(b, "  hottest region %s on %s: %.0f%% of requests, %.1fx the mean", h.Range, h.Server, 100*h.Share, h.Share*float64(t.Regions))
+		}
+		line(b, "  hottest server %s: %.0f%% of requests (ceiling %.1fx; max/mean %.1f)",
+			t.HottestServer, 100*t.HottestServerShare, t.Ceiling, t.ServerMaxMean)
 		if w := t.HottestWrites; w != nil && t.Table != spread.AllTables {
 			line(b, "  writes: %.0f%% of %d in one region, %s", 100*w.Share, t.Writes, w.Range)
 		}
+	}
+	if len(idle) > 0 {
+		line(b, "idle (no requests): %s", strings.Join(idle, ", "))
 	}
 }
 

@@ -69,8 +69,8 @@ func TestPrintSummaryFits80(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"\nread ", "\nwrite ", "\nan-operation-name~ ", "98765.4M", "p99.9",
-		"pacing open loop", "leak: 3, first: product 123", "product-comment  8 regions  hottest 41% rs2",
-		"ceiling 2.4x", "SLO read:p99<=200ms  BREACHED (p99 ", "SLO scan:p50<1ms  BREACHED (op did not run)",
+		"pacing open loop", "leak 3: ", "    e.g. product 123", "product-comment  8 regions, 1000 requests, gini 0.52",
+		"hottest server rs2: 41% of requests (ceiling 2.4x; max/mean 1.9)", "idle (no requests): user", "SLO read:p99<=200ms  BREACHED (p99 ", "SLO scan:p50<1ms  BREACHED (op did not run)",
 		"error-rate 0.12%", "BREACHED (throughput 0.0111/s)", "1000.0G arrivals", "errors read: order-not-found 1, timeout 1",
 		"listing cost per page", "  an-operation-name~     8.0   1000000000.0, 9876543210987"} {
 		if !strings.Contains(out, want) {

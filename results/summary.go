@@ -50,6 +50,9 @@ type Summary struct {
 	SLOs       []SLOResult           `json:"slos,omitempty"`
 	// Flaws is one figure per flaw of the seed's design.
 	Flaws *Flaws `json:"flaws,omitempty"`
+	// Verdict is what the run found, worst first, cures last: the console's
+	// closing lines, for reports and CI logs to quote.
+	Verdict []Finding `json:"verdict,omitempty"`
 	// Backend holds the backend's own counters (the HBase client's RPCs,
 	// retries and meta lookups), opaque here.
 	Backend json.RawMessage `json:"backend,omitempty"`

@@ -208,7 +208,8 @@ type Describe func(table string, key []byte) string
 const AllTables = "*"
 
 // Tables computes each table's spread from per-region loads, naming the top
-// hottest regions, and last the spread of all tables together (AllTables).
+// hottest regions, and last the spread of all tables that served requests
+// together (AllTables).
 // servers lists every server, so one that served nothing counts as idle.
 func Tables(loads []Load, servers []string, describe Describe, top int) []TableSpread {
 	var out []TableSpread
@@ -220,11 +221,18 @@ func Tables(loads []Load, servers []string, describe Describe, top int) []TableS
 		}
 		byTable[l.Table] = append(byTable[l.Table], l)
 	}
+	var busy []Load // the tables that served requests: idle ones would flatter the spread
+	busyTables := 0
 	for _, t := range order {
-		out = append(out, table(t, byTable[t], servers, describe, top))
+		ts := table(t, byTable[t], servers, describe, top)
+		out = append(out, ts)
+		if ts.Requests > 0 {
+			busy = append(busy, byTable[t]...)
+			busyTables++
+		}
 	}
-	if len(order) > 1 {
-		out = append(out, table(AllTables, loads, servers, describe, top))
+	if busyTables > 1 {
+		out = append(out, table(AllTables, busy, servers, describe, top))
 	}
 	return out
 }

@@ -160,3 +160,21 @@ func TestHottestWrites(t *testing.T) {
 		t.Errorf("undescribed hottest writes %+v", plain)
 	}
 }
+
+// The all-tables line counts only tables that served requests: idle ones
+// would add regions with nothing in them and flatter the spread.
+func TestAllTablesLeavesIdleOut(t *testing.T) {
+	r := func(table, name, server string, reads uint64) Load {
+		return Load{Region: store.Region{Table: table, Name: name, Server: server}, Reads: reads}
+	}
+	loads := []Load{r("a", "a1", "rs1", 30), r("a", "a2", "rs2", 10), r("b", "b1", "rs1", 60), r("idle", "i1", "rs2", 0), r("idle", "i2", "rs1", 0)}
+	ts := Tables(loads, []string{"rs1", "rs2"}, nil, 3)
+	all := ts[len(ts)-1]
+	if all.Table != AllTables || all.Regions != 3 || all.Requests != 100 || all.Hottest[0].Share != 0.6 {
+		t.Errorf("all tables: %+v, want 3 regions, 100 requests, b1 at 0.6", all)
+	}
+	one := Tables(loads[2:], []string{"rs1", "rs2"}, nil, 3)
+	if len(one) != 2 || one[len(one)-1].Table == AllTables {
+		t.Errorf("one busy table and one idle: %d entries, want no all-tables line", len(one))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"commentbench/backend"
 	"commentbench/keys"
@@ -27,6 +28,7 @@ type options struct {
 	quiet        bool
 	metricsAddr  string
 	appendRun    bool // add to data that holds earlier runs
+	color        bool // paint severities on the console
 	fresh        bool // wipe the harness's data first
 	workerIndex  int
 	workersTotal int
@@ -106,6 +108,7 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
+	colorMode := fs.String("color", "auto", "colour on the console: auto (a terminal without NO_COLOR), always or never; severities are words either way")
 	fs.BoolVar(&o.appendRun, "append", false, "add this run to data that holds earlier runs (its order ids are new)")
 	fs.BoolVar(&o.fresh, "fresh", false, "wipe the data the harness wrote (its own tables only) before the run; same as --drop-tables")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
@@ -123,6 +126,10 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 		return nil, fail(stderr, fmt.Errorf("unexpected argument %q (flags only; or 'loadgen merge DIR...')", fs.Arg(0)))
 	}
 	if err := o.resolve(fs, b, *preset, *file, *sloExprs); err != nil {
+		return nil, fail(stderr, err)
+	}
+	var err error
+	if o.color, err = results.UseColor(*colorMode, term.IsTerminal(int(os.Stdout.Fd())), os.Getenv("NO_COLOR")); err != nil {
 		return nil, fail(stderr, err)
 	}
 	return o, 0

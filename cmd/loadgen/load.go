@@ -31,13 +31,15 @@ import (
 // interrupted: the first Ctrl-C stops issuing and drains, a second one
 // cancels what is still in flight.
 func load(o *options, stdout, stderr io.Writer) int {
-	ctx := interrupts(stderr)
+	ctx, stopRun := context.WithCancel(interrupts(stderr))
+	defer stopRun()
 
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer st.Close()
+	storageFailed := watchStorage(st, stopRun)
 	if err := o.dropTables(ctx, st, stderr); err != nil {
 		return fail(stderr, err)
 	}
@@ -62,6 +64,10 @@ func load(o *options, stdout, stderr io.Writer) int {
 	out.live = live
 
 	code, err := o.execute(ctx, st, out, stdout, stderr)
+	if serr := storageFailed(); serr != nil {
+		// The run stopped at the failure; what it did is written.
+		return fail(stderr, fmt.Errorf("the run stopped: %w", serr))
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)
 		if ctx.Err() != nil {
@@ -74,6 +80,27 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// faulty is a store that reports the failure of the storage under it (the
+// embedded engine's full disk, say).
+type faulty interface {
+	Fault() <-chan struct{}
+	Err() error
+}
+
+// watchStorage stops the run at the store's first storage failure, and
+// returns how to ask, at the end, whether there was one.
+func watchStorage(st store.Store, stop func()) func() error {
+	f, ok := st.(faulty)
+	if !ok {
+		return func() error { return nil }
+	}
+	go func() {
+		<-f.Fault()
+		stop()
+	}()
+	return f.Err
 }
 
 // serveMetrics starts the live metrics when --metrics-addr asks for them.
@@ -209,7 +236,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if res.Interrupted {
 		fmt.Fprintln(stdout, "interrupted: stopped issuing, drained, results written")
 	}
-	if err := results.PrintSummary(stdout, sum); err != nil {
+	if err := results.PrintSummaryWith(stdout, sum, results.Painter{Color: o.color}); err != nil {
 		return 0, err
 	}
 	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
@@ -237,6 +264,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		sum.FillFlaws(f.Collided(), f.StaleRanks())
 	}
 	sum.SLOs = results.Evaluate(o.slos, sum)
+	sum.Judge(o.sc.PageSize) // last: it reads the flaws and SLOs
 	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
 		if sum.Backend, err = json.Marshal(cc.ClientCounters()); err != nil {
 			return sum, err

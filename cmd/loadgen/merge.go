@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, fmt.Errorf("merge: %w", err))
 	}
 	m.SLOs = results.Evaluate(o.slos, m)
+	m.Judge(pageSizeOf(m))
 	if err := writeMerged(o.out, m, fs.Args()); err != nil {
 		fmt.Fprintln(stderr, "loadgen merge:", err)
 		return 1
@@ -78,4 +80,18 @@ func writeMerged(dir string, m results.Summary, runs []string) error {
 		return err
 	}
 	return results.WriteHgrm(dir, m)
+}
+
+// pageSizeOf is the merged runs' listing page size, from the first run's
+// configuration (10, the presets', if it says none).
+func pageSizeOf(s results.Summary) int {
+	var c struct {
+		Scenario struct {
+			PageSize int `json:"page_size"`
+		} `json:"scenario"`
+	}
+	if json.Unmarshal(s.Config, &c) != nil || c.Scenario.PageSize < 1 {
+		return 10
+	}
+	return c.Scenario.PageSize
 }
