@@ -49,13 +49,29 @@ type Flags struct {
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Backend, "backend", "embedded", "storage backend: "+strings.Join(Names, ", "))
-	fs.StringVar(&f.DataDir, "data-dir", "", "embedded: data directory (empty: in memory, gone at exit)")
+	f.registerWhere(fs, "embedded: data directory (empty: in memory, gone at exit)")
 	fs.IntVar(&f.Servers, "servers", 3, "embedded: simulated region servers")
 	fs.Int64Var(&f.SplitInitial, "split-initial", 1<<20, "embedded: bytes at which a table's only region on a server splits")
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
 	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
+	f.registerHBase(fs)
+}
+
+// RegisterRead adds the flags a command that reads existing data needs:
+// where the data is, not how to write or split it.
+func (f *Flags) RegisterRead(fs *pflag.FlagSet) {
+	f.registerWhere(fs, "embedded: the data directory loadgen wrote")
+	f.Servers, f.SplitInitial, f.SplitMax = 3, 1<<20, 16<<20
+	f.registerHBase(fs)
+}
+
+func (f *Flags) registerWhere(fs *pflag.FlagSet, dataDir string) {
+	fs.StringVar(&f.Backend, "backend", "embedded", "storage backend: "+strings.Join(Names, ", "))
+	fs.StringVar(&f.DataDir, "data-dir", "", dataDir)
+}
+
+func (f *Flags) registerHBase(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ZooKeeper, "hbase-zk", "", "hbase: ZooKeeper quorum host:port,...")
 	fs.StringVar(&f.ZKRoot, "hbase-zk-root", "/hbase", "hbase: HBase's root znode")
 	fs.StringVar(&f.Bootstrap, "hbase-bootstrap", "", "hbase: RPC registry bootstrap servers host:port,... (HBase 2.5+; instead of or besides --hbase-zk)")

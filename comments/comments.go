@@ -246,6 +246,32 @@ func Runs(ctx context.Context, st store.Store) (int64, error) {
 	return 0, nil
 }
 
+// runRow marks that the run with this id wrote into the data set, so
+// verify can tell a run's results from another data set's.
+func runRow(id string) []byte { return []byte("run:" + id) }
+
+// RecordRun notes that run id writes into the data set.
+func (s *System) RecordRun(ctx context.Context, id string) error {
+	if err := s.st.Mutate(ctx, MetaTable, store.Put(runRow(id), cell([]byte(id)))); err != nil {
+		return fmt.Errorf("record run %s in %s: %w", id, MetaTable, err)
+	}
+	return nil
+}
+
+// WroteData says whether run id wrote into the data set in st. Data from
+// before runs were recorded says nothing: ok is false then.
+func WroteData(ctx context.Context, st store.Store, id string) (wrote, ok bool, err error) {
+	if _, found, err := metaValue(ctx, st, runRow(id)); err != nil || found {
+		return found, true, err
+	}
+	n := 0
+	_, err = st.Scan(ctx, MetaTable, store.Scan{Start: []byte("run:"), Stop: []byte("run;")}, func(store.Row) bool { n++; return false })
+	if errors.Is(err, store.ErrTableNotFound) {
+		return false, false, nil
+	}
+	return false, n > 0, err
+}
+
 // BeginRun counts one more run and returns its index: 0 for the first run
 // into a data set. Processes starting together each get their own.
 func (s *System) BeginRun(ctx context.Context) (int64, error) {

@@ -140,3 +140,39 @@ func TestReusedData(t *testing.T) {
 		t.Errorf("--append with --fresh: exit %d\n%s", code, errOut)
 	}
 }
+
+// The ci preset is deterministic: the same seed gives the same counts, the
+// same collisions and the same pager findings, so a CI gate can compare
+// runs.
+func TestCIDeterministic(t *testing.T) {
+	var first results.Summary
+	for i := range 2 {
+		s := loadgenCI(t, t.TempDir(), "seed")
+		s.Ops = append(s.Ops, s.Actions...)
+		if i == 0 {
+			first = s
+			continue
+		}
+		for j, o := range s.Ops {
+			if o.Op != first.Ops[j].Op || o.Count != first.Ops[j].Count || o.Errors != first.Ops[j].Errors {
+				t.Errorf("%s: %d (%d errors) then %d (%d errors)", o.Op, first.Ops[j].Count, first.Ops[j].Errors, o.Count, o.Errors)
+			}
+		}
+		if s.Flaws.CollidedTotal != first.Flaws.CollidedTotal || s.Flaws.ShortListings != first.Flaws.ShortListings {
+			t.Errorf("collided %d then %d, short listings %d then %d", first.Flaws.CollidedTotal, s.Flaws.CollidedTotal,
+				first.Flaws.ShortListings, s.Flaws.ShortListings)
+		}
+	}
+}
+
+// verify --run with another data set's run refuses (exit 2), instead of
+// counting all of its comments lost.
+func TestVerifyRunOfAnotherDataSet(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	loadgenCI(t, a, "unique")
+	loadgenCI(t, b, "unique")
+	_, errOut, code := run(t, "verify", "--data-dir", filepath.Join(a, "data"), "--run", filepath.Join(b, "out"), "--quiet")
+	if code != 2 || !strings.Contains(errOut, "did not write this data") {
+		t.Errorf("verify --run of another data set: exit %d\n%s", code, errOut)
+	}
+}

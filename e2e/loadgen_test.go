@@ -103,7 +103,7 @@ func timelineCounts(t *testing.T, path string) map[string]int64 {
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != "elapsed_s,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors" {
+	if err != nil || len(recs) < 2 || !strings.HasPrefix(strings.Join(recs[0], ","), "elapsed_s,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors") {
 		t.Fatalf("timeline.csv: %v, %d records, header %v", err, len(recs), recs[0])
 	}
 	m := map[string]int64{}
@@ -117,9 +117,22 @@ func timelineCounts(t *testing.T, path string) map[string]int64 {
 func checkMerge(t *testing.T, sums map[string]results.Summary, a, b string) {
 	t.Helper()
 	merged := filepath.Join(t.TempDir(), "merged")
-	out, errOut, code := run(t, "loadgen", "merge", "--out", merged, a, b)
-	if code != 0 {
+	// Runs of two key designs merge only when forced; one run twice never.
+	if _, errOut, code := run(t, "loadgen", "merge", "--out", merged, a, b); code != 2 || !strings.Contains(errOut, "--force") {
+		t.Errorf("merge of two designs unforced: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := run(t, "loadgen", "merge", "--force", "--out", merged, a, a); code != 2 || !strings.Contains(errOut, "same run") {
+		t.Errorf("merge of one run twice: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := run(t, "loadgen", "merge", "--force", "--out", merged, a, b)
+	if code != 0 || !strings.Contains(out, "merged 2 runs into") {
 		t.Fatalf("merge: exit %d\n%s%s", code, out, errOut)
+	}
+	tl := timelineCounts(t, filepath.Join(merged, "timeline.csv"))
+	for _, op := range []string{"order-create", "comment-write"} {
+		if want := opCount(sums["seed"], op) + opCount(sums["unique"], op); tl[op] != want {
+			t.Errorf("merged timeline.csv: %s %d, want %d", op, tl[op], want)
+		}
 	}
 	m, err := results.ReadSummary(merged)
 	if err != nil {

@@ -35,6 +35,9 @@ type Summary struct {
 	End         time.Time       `json:"end"`
 	DurationSec float64         `json:"duration_sec"`
 	Merged      []string        `json:"merged,omitempty"` // run dirs merged into this one
+	// RunID is the run's name, recorded in the data it wrote too, so verify
+	// --run can tell this run's results from another data set's.
+	RunID string `json:"run_id,omitempty"`
 	// Interrupted: SIGINT or SIGTERM stopped the run early; what it did is
 	// all here.
 	Interrupted bool        `json:"interrupted"`
@@ -284,6 +287,9 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes 0600: results are for reading
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

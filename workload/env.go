@@ -64,8 +64,9 @@ func actionIndex(actor string) int {
 // monotonic time since, so it never runs backwards and a burst can put
 // several comments in exactly one millisecond.
 type Clock struct {
-	base  int64
-	start time.Time
+	base    int64
+	start   time.Time
+	logical *atomic.Int64 // nil: wall time
 }
 
 // NewClock starts a clock at now.
@@ -74,8 +75,22 @@ func NewClock() *Clock {
 	return &Clock{base: now.UnixMilli(), start: now}
 }
 
+// NewLogicalClock starts at now and moves one millisecond per reading, so
+// two comments share a millisecond only when a burst or a multi-product
+// order means them to: a run's collisions depend on its seed alone.
+func NewLogicalClock() *Clock {
+	c := NewClock()
+	c.logical = new(atomic.Int64)
+	return c
+}
+
 // Now is the current millisecond.
-func (c *Clock) Now() int64 { return c.base + time.Since(c.start).Milliseconds() }
+func (c *Clock) Now() int64 {
+	if c.logical != nil {
+		return c.base + c.logical.Add(1)
+	}
+	return c.base + time.Since(c.start).Milliseconds()
+}
 
 // Population is what the seeder created: the ids actors choose from.
 type Population struct {

@@ -35,7 +35,7 @@ func Preset(name string) (Scenario, error) {
 // presetDefaults are the knobs no preset changes unless it has a reason to.
 func presetDefaults() Scenario {
 	return Scenario{
-		Layout: "seed", Scan: "bounded", Ranks: "replace", IDs: "random", Seed: 1,
+		Layout: "seed", Scan: "bounded", Ranks: "replace", IDs: "random", Clock: "wall", Seed: 1,
 		Arrival: "constant", Interval: Duration(time.Second), PageSize: 10,
 		Content:    ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},
 		MultiOrder: 3,
@@ -90,11 +90,12 @@ func deepPaginationPreset() Scenario {
 func ciPreset() Scenario {
 	s := presetDefaults()
 	s.Name = "ci"
-	s.Description = "Small, fast and deterministic: every actor in a closed loop of 2 workers " +
-		"for 3000 operations, bursts whose comments all share one byte length " +
-		"(so the seed layout collides every burst), nothing on a clock."
+	s.Description = "Small, fast and deterministic: every actor on one worker for 3000 operations, " +
+		"comments stamped by a logical clock (so only bursts and multi-product orders share a " +
+		"millisecond, and a seed gives the same counts every time), bursts whose comments all share " +
+		"one byte length (so the seed layout collides every burst), nothing on a clock."
 	s.Users, s.Products, s.Sellers, s.Regions = 500, 50, 10, 4
-	s.Duration, s.Ops, s.Workers = presetSeconds(60), 3000, 2
+	s.Duration, s.Ops, s.Workers, s.Clock = presetSeconds(60), 3000, 1, "logical"
 	s.MaxPages = 5
 	s.Burst = BurstSpec{Size: 4, EqualLength: 1}
 	s.Mix = map[string]float64{"write": 30, "burst": 5, "multi-order": 5, "list": 15,

@@ -37,6 +37,8 @@ type Config struct {
 	// Append: the data holds earlier runs; this one draws order ids of its
 	// own (by the run's index in the data) so it overwrites none of theirs.
 	Append bool
+	// RunID names the run in the data it writes (see comments.RecordRun).
+	RunID string
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -79,6 +81,11 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.RunID != "" {
+		if err := cfg.Sys.RecordRun(ctx, cfg.RunID); err != nil {
+			return nil, err
+		}
+	}
 	if !cfg.Append {
 		run = 0 // the ids of a first run, or of a process joining one
 	}
@@ -91,7 +98,11 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: NewClock(),
+	clock := NewClock()
+	if sc.Clock == "logical" {
+		clock = NewLogicalClock()
+	}
+	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: clock,
 		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{},
 		Flaws: cfg.Flaws, run: run}, nil
 }

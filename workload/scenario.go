@@ -49,6 +49,10 @@ type Scenario struct {
 	// a shorter new ranking stay) or "replace" (they are deleted).
 	Ranks string `yaml:"ranks" json:"ranks"`
 	IDs   string `yaml:"ids" json:"ids"` // keys.SchemeByName: "random" | "sequential"
+	// Clock stamps comments: "wall" (milliseconds of real time: comments
+	// share one by chance too) or "logical" (a millisecond per stamp: only
+	// bursts and multi-product orders share one, so a seed fixes the run).
+	Clock string `yaml:"clock" json:"clock"`
 	Seed  uint64 `yaml:"seed" json:"seed"`
 
 	// The population seeded before the run, and regions per table.
@@ -215,6 +219,9 @@ func (s Scenario) checkChoices() []error {
 	if s.System != "" && systems[s.System] == nil {
 		errs = append(errs, fmt.Errorf("system: %q (want seed or fixed)", s.System))
 	}
+	if s.Clock != "wall" && s.Clock != "logical" {
+		errs = append(errs, fmt.Errorf("clock: %q (want wall or logical)", s.Clock))
+	}
 	if s.Ranks != "upsert" && s.Ranks != "replace" {
 		errs = append(errs, fmt.Errorf("ranks: %q (want upsert or replace)", s.Ranks))
 	}
@@ -260,7 +267,7 @@ func (s Scenario) checkTimes() []error {
 		errs = append(errs, fmt.Errorf("ops: %d is out of range (want 0 or more)", s.Ops))
 	}
 	if s.Duration == 0 && s.Ops == 0 {
-		errs = append(errs, errors.New("duration: 0 with ops 0 would never stop (set either)"))
+		errs = append(errs, errors.New("duration 0 and ops 0: the run would never stop; give a duration with a unit (30s) or a number of operations"))
 	}
 	if !(s.Rate >= 0) || math.IsInf(s.Rate, 0) {
 		errs = append(errs, fmt.Errorf("rate: %v is out of range (want 0 for a closed loop, or ops/s above 0)", s.Rate))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"commentbench/backend"
+	"commentbench/buildinfo"
 	"commentbench/keys"
 	"commentbench/results"
 	"commentbench/workload"
@@ -29,6 +31,7 @@ type options struct {
 	metricsAddr  string
 	appendRun    bool // add to data that holds earlier runs
 	color        bool // paint severities on the console
+	runID        string
 	fresh        bool // wipe the harness's data first
 	workerIndex  int
 	workersTotal int
@@ -50,9 +53,28 @@ func bind[T any](b *binder, name string, field func(*workload.Scenario) *T,
 }
 
 func bindDuration(b *binder, name string, field func(*workload.Scenario) *workload.Duration, usage string) {
-	p := (*time.Duration)(field(&b.scratch))
-	b.fs.DurationVar(p, name, *p, usage)
+	b.fs.Var((*durationFlag)(field(&b.scratch)), name, usage)
 	b.apply[name] = func(dst *workload.Scenario) { *field(dst) = *field(&b.scratch) }
+}
+
+// durationFlag is a duration flag whose errors say what to write.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+func (d *durationFlag) Type() string   { return "duration" }
+func (d *durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+			return fmt.Errorf("%s has no unit: write e.g. %ss or %sm", s, s, s)
+		}
+		return fmt.Errorf("%q is not a duration: write e.g. 30s, 2m or 1h30m", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%s is negative", s)
+	}
+	*d = durationFlag(v)
+	return nil
 }
 
 var (
@@ -93,7 +115,7 @@ func (b *binder) register() {
 }
 
 // parse reads the command line into options, or returns the exit code.
-func parse(args []string, stderr io.Writer) (*options, int) {
+func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	o := &options{}
 	fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -114,13 +136,18 @@ func parse(args []string, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
-	fs.Usage = func() { usage(fs, stderr) }
+	version := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() { usage(fs, stdout) } // asked for help: the answer is the output
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, 0
 		}
 		fmt.Fprintf(stderr, "loadgen: %v\nrun 'loadgen --help' for the flags\n", err)
 		return nil, 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, "loadgen", buildinfo.Version())
+		return nil, 0
 	}
 	if fs.NArg() > 0 {
 		return nil, fail(stderr, fmt.Errorf("unexpected argument %q (flags only; or 'loadgen merge DIR...')", fs.Arg(0)))

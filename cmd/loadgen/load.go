@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"commentbench/backend"
+	"commentbench/buildinfo"
 	"commentbench/comments"
 	"commentbench/hbase"
 	"commentbench/keys"
@@ -191,6 +194,7 @@ const ExitInterrupted = 130
 func (o *options) execute(ctx context.Context, st store.Store, out *outputs, stdout, stderr io.Writer) (int, error) {
 	sc := o.sc
 	layout := o.design
+	o.runID = newRunID()
 	o.flaws = workload.NewFlaws()
 	sys, err := workload.System(st, sc, o.flaws)
 	if err != nil {
@@ -200,10 +204,11 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
-		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun}
+		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun, RunID: o.runID}
+	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, %s, seed %d\n",
+		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, o.backend.Describe(), sc.Seed)
 	if !o.quiet {
-		fmt.Fprintf(stderr, "loadgen: %s scenario, %s layout, %s scans; seeding %d users, %d products...\n",
-			sc.Name, sc.Layout, sc.Scan, sc.Users, sc.Products)
+		fmt.Fprintf(stderr, "loadgen: seeding %d users, %d products...\n", sc.Users, sc.Products)
 	}
 	env, err := workload.Prepare(ctx, cfg)
 	if err != nil {
@@ -254,7 +259,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	if err != nil {
 		return sum, err
 	}
-	sum.Pacing, sum.Violations, sum.Interrupted = res.Pacing, res.Violations, res.Interrupted
+	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
 	servers, err := serverNames(ctx, st)
 	if err != nil {
 		return sum, err
@@ -484,4 +489,11 @@ func (o *outputs) finish(sum results.Summary) error {
 func (o *outputs) close() {
 	o.timelineF.Close()
 	o.regF.Close()
+}
+
+// newRunID is a run's random name: 16 hex digits.
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails on Linux
+	return hex.EncodeToString(b[:])
 }

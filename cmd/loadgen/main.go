@@ -26,7 +26,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "flaws" {
 		return flaws(args[1:], stdout, stderr)
 	}
-	o, code := parse(args, stderr)
+	o, code := parse(args, stdout, stderr)
 	if o == nil {
 		return code
 	}

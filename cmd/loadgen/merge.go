@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +23,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	o := &options{}
 	fs.StringVar(&o.out, "out", "", "directory for the merged results (default results/merged-<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check on the merged results, repeatable")
+	force := fs.Bool("force", false, "merge runs of different scenarios or key designs all the same")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -52,6 +55,9 @@ func merge(args []string, stdout, stderr io.Writer) int {
 		}
 		o.slos = append(o.slos, s)
 	}
+	if err := mergeable(fs.Args(), sums, *force); err != nil {
+		return fail(stderr, fmt.Errorf("merge: %w", err))
+	}
 	m, err := results.Merge(sums, fs.Args())
 	if err != nil {
 		return fail(stderr, fmt.Errorf("merge: %w", err))
@@ -65,7 +71,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	if err := results.PrintSummary(stdout, m); err != nil {
 		return 1
 	}
-	fmt.Fprintf(stdout, "merged %d runs into %s\n", len(sums), o.out)
+	fmt.Fprintf(stdout, "merged %d %s into %s\n", len(sums), map[bool]string{true: "run", false: "runs"}[len(sums) == 1], o.out)
 	return sloExit(m.SLOs)
 }
 
@@ -78,6 +84,11 @@ func writeMerged(dir string, m results.Summary, runs []string) error {
 	}
 	if err := results.MergeHlogs(runs, dir, 0); err != nil {
 		return err
+	}
+	for _, f := range []string{"timeline.csv", "regions.csv"} {
+		if err := mergeCSV(runs, dir, f); err != nil {
+			return err
+		}
 	}
 	return results.WriteHgrm(dir, m)
 }
@@ -94,4 +105,84 @@ func pageSizeOf(s results.Summary) int {
 		return 10
 	}
 	return c.Scenario.PageSize
+}
+
+// mergeable refuses what would merge into nonsense: one run twice (counted
+// twice), or runs of different scenarios or key designs (unless forced).
+func mergeable(dirs []string, sums []results.Summary, force bool) error {
+	seen := map[string]string{}
+	for i, s := range sums {
+		abs, _ := filepath.Abs(dirs[i])
+		for _, k := range []string{"dir " + abs, "run " + s.RunID} {
+			if k == "run " {
+				continue
+			}
+			if first, dup := seen[k]; dup {
+				return fmt.Errorf("%s and %s are the same run: it would count twice", first, dirs[i])
+			}
+			seen[k] = dirs[i]
+		}
+	}
+	if force {
+		return nil
+	}
+	want := scenarioOf(sums[0])
+	for i, s := range sums[1:] {
+		if got := scenarioOf(s); got != want {
+			return fmt.Errorf("%s ran %s, %s ran %s: give --force to merge them anyway", dirs[0], want, dirs[i+1], got)
+		}
+	}
+	return nil
+}
+
+// scenarioOf names a run's scenario and key design, for comparing runs.
+func scenarioOf(s results.Summary) string {
+	var c struct {
+		Scenario struct{ Name, Layout string } `json:"scenario"`
+	}
+	_ = json.Unmarshal(s.Config, &c)
+	return fmt.Sprintf("scenario %q with design %q", c.Scenario.Name, c.Scenario.Layout)
+}
+
+// mergeCSV writes the runs' rows of a streamed CSV into one file, each row
+// with the run it came from in a last column: intervals of different
+// processes do not line up, so rows are kept, not summed.
+func mergeCSV(runs []string, dir, name string) error {
+	var out [][]string
+	for _, r := range runs {
+		f, err := os.Open(filepath.Join(r, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		recs, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s/%s: %w", r, name, err)
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append(out, append(recs[0], "run"))
+		}
+		for _, rec := range recs[1:] {
+			out = append(out, append(rec, r))
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if err := w.WriteAll(out); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

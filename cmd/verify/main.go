@@ -21,9 +21,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"commentbench/backend"
+	"commentbench/buildinfo"
 	"commentbench/check"
 	"commentbench/comments"
 	"commentbench/keys"
+	"commentbench/results"
 	"commentbench/store"
 )
 
@@ -49,7 +51,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	o.backend.Register(fs)
+	o.backend.RegisterRead(fs)
+	version := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() { usage(fs, stdout) }
 	fs.StringVar(&o.layout, "layout", "", "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; default: the design recorded in the data")
 	fs.BoolVar(&o.json, "json", false, "print the report as a JSON document")
 	fs.StringVar(&o.run, "run", "", "a loadgen results directory: also check that every comment it acknowledged exists")
@@ -65,6 +69,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "verify: %v\nrun 'verify --help' for the flags\n", err)
 		return 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, "verify", buildinfo.Version())
+		return 0
 	}
 	if fs.NArg() > 0 {
 		return fail(stderr, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0)))
@@ -102,6 +110,9 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	if err := requireTables(ctx, st); err != nil {
+		return fail(stderr, err)
+	}
+	if err := o.checkRunOf(ctx, st); err != nil {
 		return fail(stderr, err)
 	}
 	var rows, seen atomic.Int64
@@ -192,4 +203,40 @@ func (o *options) print(w io.Writer, rep check.Report, how string) error {
 		return err
 	}
 	return printReport(w, rep, how, o.repair && !o.yes)
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `verify checks a comment data set loadgen wrote: every index row against
+every comment, the rankings, the references between entities, and, with
+--run, every comment the run acknowledged; it shows how the data spreads
+over regions and servers, and can repair what is repairable.
+
+usage: verify --data-dir DIR [--run RESULTS_DIR] [flags]
+       verify --backend hbase --hbase-zk HOST:PORT,... [flags]
+
+exit codes: 0 consistent, 1 inconsistencies found, 2 could not check
+
+flags:
+`)
+	fmt.Fprint(w, fs.FlagUsages())
+}
+
+// checkRunOf refuses a --run whose results are another data set's: every
+// comment it acknowledged would count as lost here.
+func (o *options) checkRunOf(ctx context.Context, st store.Store) error {
+	if o.run == "" {
+		return nil
+	}
+	sum, err := results.ReadSummary(o.run)
+	if err != nil || sum.RunID == "" {
+		return nil // an interrupted run, or one from before run ids: the ledger decides
+	}
+	wrote, known, err := comments.WroteData(ctx, st, sum.RunID)
+	if err != nil {
+		return err
+	}
+	if known && !wrote {
+		return fmt.Errorf("--run %s: run %s did not write this data (%s): give the results of a run into it", o.run, sum.RunID, o.backend.Describe())
+	}
+	return nil
 }
