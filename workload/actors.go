@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"commentbench/comments"
@@ -35,7 +36,7 @@ var actors = map[string]Actor{
 type writer struct{}
 
 func (writer) Do(ctx context.Context, w *Worker) {
-	u, p := w.r.IntN(len(w.env.Pop.Users)), w.env.Products.Pick(w.r)
+	u, p := w.user(), w.env.Products.Pick(w.r)
 	order, ok := w.order(ctx, u)
 	if !ok {
 		return
@@ -100,17 +101,21 @@ func (w *Worker) content() string {
 // exactly what collides in the seed's product-comment key.
 type burster struct{}
 
+// Its orders are created first, one after another; then every comment is
+// released at one instant, each from its own goroutine, so the writes race
+// as a real flash sale's do.
 func (burster) Do(ctx context.Context, w *Worker) {
 	b := w.env.Scenario.Burst
 	p := w.env.Products.Pick(w.r)
 	ts := w.env.Clock.Now()
 	same := int(float64(b.Size)*b.EqualLength + 0.5)
 	sameLen := max(1, w.env.Scenario.Content.Chars(w.r))
+	var writes []burstWrite
 	for i := range b.Size {
 		if ctx.Err() != nil {
 			return
 		}
-		u := w.r.IntN(len(w.env.Pop.Users))
+		u := w.user()
 		order, ok := w.order(ctx, u)
 		if !ok {
 			continue
@@ -119,7 +124,54 @@ func (burster) Do(ctx context.Context, w *Worker) {
 		if i < same {
 			text = ContentOfBytes(w.r, sameLen)
 		}
-		w.comment(ctx, OpBurst, order, u, p, text, ts)
+		writes = append(writes, burstWrite{order: order, user: u, text: text})
+	}
+	w.release(ctx, p, ts, writes)
+}
+
+type burstWrite struct {
+	order, text string
+	user        int
+	start, end  time.Time
+	c           model.Comment
+	err         error
+}
+
+// release writes a burst's comments at once. Each is due when the burst's
+// writes were (the schedule's next op); the schedule then moves on by the
+// longest of them, as if they had run on time side by side.
+func (w *Worker) release(ctx context.Context, p int, ts int64, writes []burstWrite) {
+	go1 := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range writes {
+		bw := &writes[i]
+		wg.Go(func() {
+			<-go1
+			bw.start = time.Now()
+			bw.c, bw.err = w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: bw.order, ProductID: w.env.Pop.Products[p],
+				UserID: w.env.Pop.Users[bw.user], Content: bw.text, Timestamp: ts})
+			bw.end = time.Now()
+		})
+	}
+	close(go1)
+	wg.Wait()
+	due, longest := w.sched.due, time.Duration(0)
+	for i := range writes {
+		bw := &writes[i]
+		if !w.sched.open {
+			due = bw.start
+		}
+		w.note(OpBurst, due, bw.start, bw.end, bw.err)
+		longest = max(longest, bw.end.Sub(bw.start))
+		w.book(bw.c, bw.err)
+		if bw.err == nil {
+			w.env.Acked.add(p, bw.user)
+			w.env.Recent.add(p)
+			w.remember(bw.c.OrderID, bw.c.ProductID)
+		}
+	}
+	if w.sched.open {
+		w.sched.due = w.sched.due.Add(longest)
 	}
 }
 
@@ -128,7 +180,7 @@ func (burster) Do(ctx context.Context, w *Worker) {
 type multiOrder struct{}
 
 func (multiOrder) Do(ctx context.Context, w *Worker) {
-	u := w.r.IntN(len(w.env.Pop.Users))
+	u := w.user()
 	order, ok := w.order(ctx, u)
 	if !ok {
 		return
@@ -194,4 +246,14 @@ func (editor) Do(ctx context.Context, w *Worker) {
 	start := time.Now()
 	_, err := w.env.Sys.EditComment(ctx, c.order, c.product, w.content())
 	w.record(OpEdit, start, err)
+}
+
+// user picks a user: one of the hot users with the scenario's share, any
+// user otherwise.
+func (w *Worker) user() int {
+	p := w.env.Scenario.Popularity
+	if p.HotUsers > 0 && w.r.Float64() < p.HotUserShare {
+		return w.r.IntN(p.HotUsers)
+	}
+	return w.r.IntN(len(w.env.Pop.Users))
 }

@@ -176,6 +176,12 @@ func (w *Worker) record(op int, start time.Time, err error) {
 		due = w.sched.due
 		w.sched.due = w.sched.due.Add(end.Sub(start))
 	}
+	w.note(op, due, start, end, err)
+}
+
+// note files an operation that was due at due and ran from start to end,
+// leaving the schedule to the caller.
+func (w *Worker) note(op int, due, start, end time.Time, err error) {
 	kind := ErrorKind(err)
 	if w.sched.err == "" {
 		w.sched.err = kind
@@ -184,7 +190,9 @@ func (w *Worker) record(op int, start time.Time, err error) {
 		w.sched.first = start
 	}
 	w.sched.ops++
-	w.sched.end = end
+	if end.After(w.sched.end) { // a burst's writes end in any order
+		w.sched.end = end
+	}
 	if w.counting {
 		w.rec.Record(op, due, start, end, kind)
 	}

@@ -95,7 +95,7 @@ func (pager) Do(ctx context.Context, w *Worker) {
 type timelinePager struct{}
 
 func (timelinePager) Do(ctx context.Context, w *Worker) {
-	i := w.r.IntN(len(w.env.Pop.Users))
+	i := w.user()
 	u := w.env.Pop.Users[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
 	wk := &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,

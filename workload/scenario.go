@@ -99,6 +99,11 @@ type PopularitySpec struct {
 	Exponent    float64 `yaml:"exponent" json:"exponent"`         // Zipf exponent, 0 = uniform
 	HotProducts int     `yaml:"hot_products" json:"hot_products"` // size of an explicit hot set, 0 = none
 	HotShare    float64 `yaml:"hot_share" json:"hot_share"`       // fraction of picks going to the hot set
+	// HotUsers and HotUserShare are the same for users: a few who comment
+	// in a streak (their timelines, and under the seed's keys their
+	// same-millisecond comments, take the load).
+	HotUsers     int     `yaml:"hot_users" json:"hot_users"`
+	HotUserShare float64 `yaml:"hot_user_share" json:"hot_user_share"`
 }
 
 // BurstSpec shapes flash-sale bursts: Size comments on one product in one
@@ -282,6 +287,11 @@ func (s Scenario) checkPopularity() []error {
 		floatWithin("popularity.exponent", p.Exponent, 0, MaxExponent),
 		intWithin("popularity.hot_products", p.HotProducts, 0, s.Products),
 		floatWithin("popularity.hot_share", p.HotShare, 0, 1),
+	}
+	errs = append(errs, intWithin("popularity.hot_users", p.HotUsers, 0, s.Users),
+		floatWithin("popularity.hot_user_share", p.HotUserShare, 0, 1))
+	if (p.HotUsers > 0) != (p.HotUserShare > 0) {
+		errs = append(errs, fmt.Errorf("popularity.hot_user_share: %v with hot_users %d (want both 0, or both above 0)", p.HotUserShare, p.HotUsers))
 	}
 	if (p.HotProducts > 0) != (p.HotShare > 0) {
 		errs = append(errs, fmt.Errorf("popularity.hot_share: %v with hot_products %d (want both 0, or both above 0)", p.HotShare, p.HotProducts))

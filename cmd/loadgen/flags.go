@@ -111,6 +111,8 @@ func (b *binder) register() {
 	bind(b, "zipf", func(s *workload.Scenario) *float64 { return &s.Popularity.Exponent }, floatVar, "product popularity Zipf exponent (0: uniform)")
 	bind(b, "hot-products", func(s *workload.Scenario) *int { return &s.Popularity.HotProducts }, intVar, "size of an explicit hot set of products")
 	bind(b, "hot-share", func(s *workload.Scenario) *float64 { return &s.Popularity.HotShare }, floatVar, "share (0..1) of picks that go to the hot set")
+	bind(b, "hot-users", func(s *workload.Scenario) *int { return &s.Popularity.HotUsers }, intVar, "size of a hot set of users who comment in a streak")
+	bind(b, "hot-user-share", func(s *workload.Scenario) *float64 { return &s.Popularity.HotUserShare }, floatVar, "share (0..1) of user picks that go to the hot users")
 	bindDuration(b, "rank-every", func(s *workload.Scenario) *workload.Duration { return &s.RankEvery }, "run the ranking job on this period (0: only from the mix)")
 }
 
