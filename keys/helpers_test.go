@@ -1,8 +1,10 @@
 package keys
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -164,4 +166,20 @@ func listingOf(t testing.TB, d *Design, table, owner string) Listing {
 		t.Fatalf("%s: listing %s of %s: %v", d.Name(), table, owner, err)
 	}
 	return l
+}
+
+// RegionOf returns which of the len(splits)+1 regions key falls in, as HBase
+// would route it (region i holds splits[i-1] <= key < splits[i]). The
+// harness uses it to count rows per region without a cluster.
+func RegionOf(splits [][]byte, key []byte) int {
+	return sort.Search(len(splits), func(i int) bool { return bytes.Compare(splits[i], key) > 0 })
+}
+
+// NewRandomIn is NewRandom over another scheme's alphabet, e.g. uniformly
+// random base-36 ids, to check that SplitPoints fits any alphabet.
+func NewRandomIn(r *rand.Rand, s Scheme) (IDGen, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &random{r: r, s: s}, nil
 }

@@ -76,15 +76,6 @@ func NewRandom(r *rand.Rand) IDGen {
 	return &random{r: r, s: RandomLetters}
 }
 
-// NewRandomIn is NewRandom over another scheme's alphabet, e.g. uniformly
-// random base-36 ids, to check that SplitPoints fits any alphabet.
-func NewRandomIn(r *rand.Rand, s Scheme) (IDGen, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	return &random{r: r, s: s}, nil
-}
-
 type random struct {
 	r *rand.Rand
 	s Scheme

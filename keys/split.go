@@ -1,9 +1,7 @@
 package keys
 
 import (
-	"bytes"
 	"fmt"
-	"sort"
 )
 
 // MaxRegions bounds SplitPoints and HexSplitPoints: far more regions than a
@@ -147,32 +145,4 @@ func mixedRadix(v uint64, ps []position) []byte {
 		out = append(out, p.value(digits[i])...)
 	}
 	return out
-}
-
-// HexSplitPoints is the naive splitter, like HBase's HexStringSplit: it cuts
-// "00000000".."ffffffff" (lowercase, as HBase writes them) into n even
-// ranges, assuming hex keys. It is kept to show what it does to letter ids:
-// every id sorts after "9...", so the digit-led regions stay empty and two
-// regions take nine tenths of the rows. n < 2 gives no split keys; it panics
-// for n > MaxRegions, a programming error since n is a constant in practice.
-func HexSplitPoints(n int) [][]byte {
-	if n > MaxRegions {
-		panic(fmt.Sprintf("keys.HexSplitPoints(%d): want at most %d regions", n, MaxRegions))
-	}
-	if n < 2 {
-		return nil
-	}
-	splits := make([][]byte, n-1)
-	for i := range splits {
-		v := uint64(i+1) << 32 / uint64(n)
-		splits[i] = fmt.Appendf(nil, "%08x", v)
-	}
-	return splits
-}
-
-// RegionOf returns which of the len(splits)+1 regions key falls in, as HBase
-// would route it (region i holds splits[i-1] <= key < splits[i]). The
-// harness uses it to count rows per region without a cluster.
-func RegionOf(splits [][]byte, key []byte) int {
-	return sort.Search(len(splits), func(i int) bool { return bytes.Compare(splits[i], key) > 0 })
 }

@@ -140,30 +140,6 @@ func TestSplitPointsEven(t *testing.T) {
 	}
 }
 
-// TestHexSplitPointsLeaveRegionsEmpty: letter ids sort after every digit, so
-// the regions "0".."8" get nothing and "9" (all upper case) and "f" (f..z)
-// take almost everything.
-func TestHexSplitPointsLeaveRegionsEmpty(t *testing.T) {
-	splits := HexSplitPoints(16)
-	if len(splits) != 15 || string(splits[0]) != "10000000" || string(splits[14]) != "f0000000" {
-		t.Fatalf("HexSplitPoints(16) = %q", splits)
-	}
-	counts := regionCounts(splits, draw(NewRandom(newRand(6)), sample))
-	empty := 0
-	for _, c := range counts {
-		if c == 0 {
-			empty++
-		}
-	}
-	slices.Sort(counts)
-	if top2 := counts[15] + counts[14]; empty < 9 || top2 < sample*85/100 {
-		t.Errorf("hex splits: %d of 16 regions empty, top two hold %d of %d; want >= 9 and > 85%%", empty, top2, sample)
-	}
-	if HexSplitPoints(1) != nil || HexSplitPoints(0) != nil {
-		t.Error("HexSplitPoints(n<2) should give no split keys")
-	}
-}
-
 // TestSequentialIdsHitOneRegion: on a table pre-split for base-36 ids, a
 // counter's ids all fall in the first region (and, as the table grows and
 // splits, in the last): the hotspot.

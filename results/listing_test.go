@@ -53,7 +53,7 @@ func TestListingCostInSummary(t *testing.T) {
 		t.Errorf("listing costs %s\nwant          %s", show(got), show(want))
 	}
 	// The totals a running workload reads carry the same sums.
-	set := NewSet(ops, time.Second)
+	set := NewSet(ops)
 	pagesA(set)
 	if c := set.Totals()[0].Cost; c != want["list"].Cost {
 		t.Errorf("totals of list: %+v, want %+v", c, want["list"].Cost)

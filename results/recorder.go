@@ -22,8 +22,7 @@ func newHist() *hdr.Histogram { return hdr.New(lowestUs, highestUs, sigFigs) }
 // histograms live here rather than in each Recorder so a worker holds only
 // its interval histograms: Collect folds them in once per interval.
 type Set struct {
-	ops      []string
-	interval time.Duration
+	ops []string
 
 	mu        sync.Mutex // guards recorders and next
 	recorders []*Recorder
@@ -39,11 +38,10 @@ type Set struct {
 	spareLat, spareSvc []*hdr.Histogram
 }
 
-// NewSet makes a Set for the named ops. interval is the collection period
-// the caller intends; it is kept for reference only.
-func NewSet(ops []string, interval time.Duration) *Set {
+// NewSet makes a Set for the named ops.
+func NewSet(ops []string) *Set {
 	n := len(ops)
-	s := &Set{ops: slices.Clone(ops), interval: interval}
+	s := &Set{ops: slices.Clone(ops)}
 	for _, hs := range []*[]*hdr.Histogram{&s.ivLat, &s.cumLat, &s.cumSvc, &s.spareLat, &s.spareSvc} {
 		*hs = make([]*hdr.Histogram, n)
 		for i := range n {
@@ -55,9 +53,6 @@ func NewSet(ops []string, interval time.Duration) *Set {
 
 // Ops returns the op names; Record's op argument indexes this slice.
 func (s *Set) Ops() []string { return slices.Clone(s.ops) }
-
-// Interval returns the collection period given to NewSet.
-func (s *Set) Interval() time.Duration { return s.interval }
 
 // Recorder records the operations of the workers that share it (see
 // NewRecorder). Its mutex is held for a histogram update or a pointer swap.

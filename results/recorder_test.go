@@ -26,7 +26,7 @@ func recordUniform(r *Recorder, op, n int) {
 func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
 
 func TestRecordCollectTotals(t *testing.T) {
-	s := NewSet([]string{"read", "write"}, time.Second)
+	s := NewSet([]string{"read", "write"})
 	r := s.NewRecorder()
 	recordUniform(r, 0, 500)
 	r.Record(1, t0, t0, t0.Add(time.Millisecond), "timeout")
@@ -68,7 +68,7 @@ func TestRecordCollectTotals(t *testing.T) {
 }
 
 func TestIntervalPercentilesOrdered(t *testing.T) {
-	s := NewSet([]string{"op"}, time.Second)
+	s := NewSet([]string{"op"})
 	r := s.NewRecorder()
 	for i := range 10000 {
 		d := time.Duration(i*i%99991) * time.Microsecond
@@ -84,7 +84,7 @@ func TestIntervalPercentilesOrdered(t *testing.T) {
 }
 
 func TestCoordinatedOmission(t *testing.T) {
-	s := NewSet([]string{"op"}, time.Second)
+	s := NewSet([]string{"op"})
 	r := s.NewRecorder()
 	// The op was due at t0 but started 100ms late and took 5ms.
 	start := t0.Add(100 * time.Millisecond)
@@ -97,7 +97,7 @@ func TestCoordinatedOmission(t *testing.T) {
 }
 
 func TestClampOutOfRange(t *testing.T) {
-	s := NewSet([]string{"op"}, time.Second)
+	s := NewSet([]string{"op"})
 	r := s.NewRecorder()
 	rec(r, 0, 2*time.Hour, -time.Second) // both out of range
 	rec(r, 0, time.Millisecond, time.Millisecond)
@@ -116,7 +116,7 @@ func TestClampOutOfRange(t *testing.T) {
 // TestConcurrentRecordCollect runs workers, some created mid-run, against a
 // collector: nothing may be lost between intervals and totals.
 func TestConcurrentRecordCollect(t *testing.T) {
-	s := NewSet([]string{"a", "b", "c"}, time.Millisecond)
+	s := NewSet([]string{"a", "b", "c"})
 	const workers, each = 8, 5000
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -169,7 +169,7 @@ func addInterval(sums *[3][2]int64, iv Interval) {
 }
 
 func BenchmarkRecord(b *testing.B) {
-	s := NewSet([]string{"a", "b"}, time.Second)
+	s := NewSet([]string{"a", "b"})
 	r := s.NewRecorder()
 	end := t0.Add(3 * time.Millisecond)
 	for i := 0; b.Loop(); i++ {
@@ -178,7 +178,7 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 func BenchmarkRecordParallel(b *testing.B) {
-	s := NewSet([]string{"a", "b"}, time.Second)
+	s := NewSet([]string{"a", "b"})
 	end := t0.Add(3 * time.Millisecond)
 	stop := make(chan struct{})
 	// A collector runs meanwhile, as in a real run, to show the contention.
@@ -204,7 +204,7 @@ func BenchmarkRecordParallel(b *testing.B) {
 // Past Shards, workers share Recorders round robin: memory stays flat
 // however many workers there are, and every record still counts once.
 func TestRecordersShared(t *testing.T) {
-	s := NewSet([]string{"a", "b"}, time.Second)
+	s := NewSet([]string{"a", "b"})
 	seen := map[*Recorder]int{}
 	for i := range 3 * Shards {
 		r := s.NewRecorder()

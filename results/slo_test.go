@@ -105,7 +105,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateNoSuccesses(t *testing.T) {
-	s := NewSet([]string{"w"}, time.Second)
+	s := NewSet([]string{"w"})
 	s.NewRecorder().Record(0, t0, t0, t0, "timeout")
 	sum, err := s.Summary(t0, t0.Add(time.Second), nil)
 	if err != nil {

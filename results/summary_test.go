@@ -35,7 +35,7 @@ func dataB(s *Set) {
 
 func summaryOf(t *testing.T, ops []string, start, end time.Time, fill ...func(*Set)) Summary {
 	t.Helper()
-	s := NewSet(ops, time.Second)
+	s := NewSet(ops)
 	for _, f := range fill {
 		f(s)
 	}

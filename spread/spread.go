@@ -9,7 +9,6 @@ package spread
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -56,42 +55,6 @@ func MaxMean(xs []float64) float64 {
 		return 0
 	}
 	return hi / (sum / float64(len(xs)))
-}
-
-// RegionsPerServer writes a table of region counts: one line per table, one
-// column per server, and a total line.
-func RegionsPerServer(w io.Writer, regions []store.Region) error {
-	var servers, tables []string
-	count := map[[2]string]int{}
-	for _, r := range regions {
-		if !slices.Contains(servers, r.Server) {
-			servers = append(servers, r.Server)
-		}
-		if !slices.Contains(tables, r.Table) {
-			tables = append(tables, r.Table)
-		}
-		count[[2]string{r.Table, r.Server}]++
-		count[[2]string{"total", r.Server}]++
-	}
-	slices.Sort(servers)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s", "regions")
-	for _, s := range servers {
-		fmt.Fprintf(&b, " %6s", s)
-	}
-	fmt.Fprintf(&b, " %6s\n", "total")
-	for _, t := range append(tables, "total") {
-		fmt.Fprintf(&b, "%-22s", t)
-		sum := 0
-		for _, s := range servers {
-			n := count[[2]string{t, s}]
-			sum += n
-			fmt.Fprintf(&b, " %6d", n)
-		}
-		fmt.Fprintf(&b, " %6d\n", sum)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // Load is one region's activity over a period.

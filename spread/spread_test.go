@@ -2,7 +2,6 @@ package spread
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"commentbench/store"
@@ -32,26 +31,6 @@ func TestMaxMean(t *testing.T) {
 	}
 	if got := MaxMean([]float64{0, 0}); got != 0 {
 		t.Errorf("MaxMean of zeros = %v, want 0", got)
-	}
-}
-
-func TestRegionsPerServer(t *testing.T) {
-	regions := []store.Region{
-		{Table: "comment", Server: "rs1"}, {Table: "comment", Server: "rs2"}, {Table: "comment", Server: "rs1"},
-		{Table: "user", Server: "rs2"},
-	}
-	var b strings.Builder
-	if err := RegionsPerServer(&b, regions); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"regions                   rs1    rs2  total",
-		"comment                     2      1      3",
-		"user                        0      1      1",
-		"total                       2      2      4",
-	}
-	if got := strings.Split(strings.TrimSpace(b.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("table:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }
 

@@ -24,7 +24,7 @@ func benchRun(b *testing.B, st store.Store, sc Scenario, op string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	set := results.NewSet(ResultNames(), time.Duration(sc.Interval))
+	set := results.NewSet(ResultNames())
 	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: layout})}
 	env, err := Prepare(context.Background(), cfg)
 	if err != nil {
@@ -102,7 +102,7 @@ func BenchmarkManyWorkers(b *testing.B) {
 				sc.Workers, sc.RankEvery, sc.Burst.Every = workers, 0, 0
 				sc.Users, sc.Products, sc.Ops, sc.Duration, sc.Warmup = 2000, 200, 20000, 0, 0
 				st := &firstCall{Store: nop.New()}
-				set := results.NewSet(ResultNames(), time.Second)
+				set := results.NewSet(ResultNames())
 				cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: keys.Seed})}
 				env, err := Prepare(context.Background(), cfg)
 				if err != nil {

@@ -21,7 +21,7 @@ func writeRun(t *testing.T, rate float64, delay time.Duration) results.Summary {
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	set := results.NewSet(ResultNames(), time.Second)
+	set := results.NewSet(ResultNames())
 	start := time.Now()
 	out, _ := runScenarioSet(t, context.Background(), slowStore{openEngine(t), delay}, sc, set)
 	sum, err := set.Summary(start, time.Now(), nil)

@@ -61,7 +61,7 @@ func runScenario(t testing.TB, ctx context.Context, st store.Store, sc Scenario)
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return runScenarioSet(t, ctx, st, sc, results.NewSet(ResultNames(), time.Duration(sc.Interval)))
+	return runScenarioSet(t, ctx, st, sc, results.NewSet(ResultNames()))
 }
 
 // runScenarioSet is runScenario recording into set.

@@ -200,7 +200,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if err != nil {
 		return 0, err
 	}
-	set := results.NewSet(workload.ResultNames(), time.Duration(sc.Interval))
+	set := results.NewSet(workload.ResultNames())
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
