@@ -1,0 +1,116 @@
+package servermodel
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"commentbench/store"
+	"commentbench/store/embedded"
+)
+
+// twoServers is an engine whose table t has a region on rs1 ([start, "m"))
+// and one on rs2 (["m", end)).
+func twoServers(t *testing.T) store.Store {
+	t.Helper()
+	e, err := embedded.Open(embedded.Options{Servers: 2, DisableSplits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.CreateTable(context.Background(), store.TableSpec{Name: "t", Family: "cf", SplitKeys: [][]byte{[]byte("m")}}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func put(ctx context.Context, s store.Store, row string) error {
+	return s.Mutate(ctx, "t", store.Put([]byte(row), store.Cell{Qualifier: []byte("q"), Value: []byte("v")}))
+}
+
+// With one handler and 20 ms a request, five requests to one server queue
+// behind each other (the last waits for the four before it), while five to
+// another server run beside them: a hot server is felt as latency.
+func TestQueueing(t *testing.T) {
+	base := twoServers(t)
+	regions, _ := base.Regions(context.Background(), "t")
+	hot, cold := regions[0].Server, regions[1].Server
+	if hot == cold {
+		t.Skipf("both regions on %s", hot)
+	}
+	m := Wrap(base, Options{Handlers: 1, Cost: Cost{Base: 20 * time.Millisecond}})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	slowest := map[string]time.Duration{}
+	var mu sync.Mutex
+	start := time.Now()
+	for i := range 5 {
+		for _, row := range []string{"a" + string(rune('0'+i)), "x" + string(rune('0'+i))} {
+			wg.Go(func() {
+				if err := put(ctx, m, row); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				slowest[row[:1]] = max(slowest[row[:1]], time.Since(start))
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	for _, side := range []string{"a", "x"} {
+		if d := slowest[side]; d < 100*time.Millisecond {
+			t.Errorf("server of %q rows: the last of 5 requests ended after %v, want at least 5 x 20 ms queued", side, d)
+		}
+	}
+	if total := time.Since(start); total > 180*time.Millisecond {
+		t.Logf("the two servers took %v in all (they should run side by side, about 100 ms)", total)
+	}
+	stats := m.Stats()
+	if len(stats) != 2 || stats[0].Requests != 5 || stats[1].Requests != 5 {
+		t.Fatalf("stats %+v, want 5 requests on each of two servers", stats)
+	}
+	for _, st := range stats {
+		if st.Busy < 100*time.Millisecond || st.Waiting != 0 {
+			t.Errorf("%s: busy %v, waiting %d; want at least 100 ms and none waiting", st.Server, st.Busy, st.Waiting)
+		}
+	}
+}
+
+// A request's service time grows with the rows and bytes it touches.
+func TestCostPerRow(t *testing.T) {
+	m := Wrap(twoServers(t), Options{Handlers: 4, Cost: Cost{PerRow: 10 * time.Millisecond}})
+	ctx := context.Background()
+	muts := make([]store.Mutation, 5)
+	for i := range muts {
+		muts[i] = store.Put([]byte{'a', byte('0' + i)}, store.Cell{Qualifier: []byte("q"), Value: []byte("v")})
+	}
+	start := time.Now()
+	if err := m.Mutate(ctx, "t", muts...); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("5 rows at 10 ms a row took %v", d)
+	}
+}
+
+func TestParseCost(t *testing.T) {
+	c, err := ParseCost("base=2ms,row=3us", DefaultCost)
+	if err != nil || c.Base != 2*time.Millisecond || c.PerRow != 3*time.Microsecond || c.PerByte != DefaultCost.PerByte {
+		t.Errorf("ParseCost: %+v %v", c, err)
+	}
+	for _, bad := range []string{"base=-1ms", "cpu=1ms", "row", "row=fast"} {
+		if _, err := ParseCost(bad, DefaultCost); err == nil {
+			t.Errorf("ParseCost(%q) accepted", bad)
+		}
+	}
+	if b, err := Capacity(3000, 30); err != nil || b != 10*time.Millisecond {
+		t.Errorf("Capacity(3000, 30) = %v, %v; want 10ms", b, err)
+	}
+	if _, err := Capacity(0, 30); err == nil {
+		t.Error("a capacity of 0 was accepted")
+	}
+	if u := Utilization(50*time.Millisecond, 100*time.Millisecond, 2); u != 0.25 {
+		t.Errorf("Utilization = %v, want 0.25", u)
+	}
+}
