@@ -36,7 +36,9 @@ func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	printPacing(&b, s.Pacing)
 	printViolations(&b, s.Violations)
 	printSpread(&b, s.Spread)
+	printServers(&b, s.Servers)
 	printSLOs(&b, s.SLOs)
+	printSteps(&b, s.Steps, s.Capacity)
 	printFlaws(&b, s.Flaws)
 	printVerdict(&b, s.Verdict, p)
 	_, err := io.WriteString(w, b.String())
@@ -270,4 +272,16 @@ func formatActual(r SLOResult) string {
 		return fmt.Sprintf("%.3g%s", r.Actual, r.Unit) // slow ops stay visible
 	}
 	return fmt.Sprintf("%.0f%s", r.Actual, r.Unit)
+}
+
+// printServers shows the modeled servers' load, labelled as a model.
+func printServers(b *strings.Builder, ss []ServerLoad) {
+	if len(ss) == 0 {
+		return
+	}
+	line(b, "region servers (modeled: --server-capacity):")
+	for _, s := range ss {
+		bar := strings.Repeat("#", int(s.Utilization*20+0.5))
+		line(b, "  %-8s %5.0f%% busy  %-20s %d requests", cut(s.Server, 8), 100*s.Utilization, bar, s.Requests)
+	}
 }

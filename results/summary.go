@@ -53,6 +53,13 @@ type Summary struct {
 	SLOs       []SLOResult           `json:"slos,omitempty"`
 	// Flaws is one figure per flaw of the seed's design.
 	Flaws *Flaws `json:"flaws,omitempty"`
+	// Servers are the modeled region servers (--server-capacity) over the
+	// steady phase: requests and handler utilization. A model's figures.
+	Servers []ServerLoad `json:"servers_modeled,omitempty"`
+	// Steps and Capacity are a ramp's capacity search: each step's figures,
+	// the knee and the first breach.
+	Steps    []Step    `json:"steps,omitempty"`
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Verdict is what the run found, worst first, cures last: the console's
 	// closing lines, for reports and CI logs to quote.
 	Verdict []Finding `json:"verdict,omitempty"`
@@ -270,6 +277,11 @@ func decode(s string) (*hdr.Histogram, error) {
 	return h, nil
 }
 
+// DecodeHist reads an OpSummary's LatencyHist or ServiceHist back into a
+// histogram, for readers that draw the whole distribution rather than the
+// summary's percentiles.
+func DecodeHist(s string) (*hdr.Histogram, error) { return decode(s) }
+
 // WriteSummary writes dir/summary.json atomically, so a reader never sees a
 // half-written file even if the run is killed while writing.
 func WriteSummary(dir string, s Summary) error {
@@ -371,4 +383,12 @@ func fileName(op string) string {
 		}
 		return '_'
 	}, op)
+}
+
+// ServerLoad is one modeled region server over a run.
+type ServerLoad struct {
+	Server      string  `json:"server"`
+	Requests    int64   `json:"requests"`
+	Utilization float64 `json:"utilization"` // of its handlers' time, 0..1
+	Modeled     bool    `json:"modeled"`
 }
