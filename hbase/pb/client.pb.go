@@ -1816,10 +1816,13 @@ func (x *Action) GetServiceCall() *CoprocessorServiceCall {
 }
 
 type RegionAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Region        *RegionSpecifier       `protobuf:"bytes,1,req,name=region" json:"region,omitempty"`
-	Atomic        *bool                  `protobuf:"varint,2,opt,name=atomic" json:"atomic,omitempty"`
-	Action        []*Action              `protobuf:"bytes,3,rep,name=action" json:"action,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Region *RegionSpecifier       `protobuf:"bytes,1,req,name=region" json:"region,omitempty"`
+	Atomic *bool                  `protobuf:"varint,2,opt,name=atomic" json:"atomic,omitempty"`
+	Action []*Action              `protobuf:"bytes,3,rep,name=action" json:"action,omitempty"`
+	// HBase 2.4+: the condition of an atomic check-and-mutate on this
+	// region's row (before, MultiRequest.condition carried it).
+	Condition     *Condition `protobuf:"bytes,4,opt,name=condition" json:"condition,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1871,6 +1874,13 @@ func (x *RegionAction) GetAtomic() bool {
 func (x *RegionAction) GetAction() []*Action {
 	if x != nil {
 		return x.Action
+	}
+	return nil
+}
+
+func (x *RegionAction) GetCondition() *Condition {
+	if x != nil {
+		return x.Condition
 	}
 	return nil
 }
@@ -2076,8 +2086,10 @@ type RegionActionResult struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	ResultOrException []*ResultOrException   `protobuf:"bytes,1,rep,name=resultOrException" json:"resultOrException,omitempty"`
 	Exception         *NameBytesPair         `protobuf:"bytes,2,opt,name=exception" json:"exception,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// HBase 2.4+: whether a conditional RegionAction applied.
+	Processed     *bool `protobuf:"varint,3,opt,name=processed" json:"processed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegionActionResult) Reset() {
@@ -2122,6 +2134,13 @@ func (x *RegionActionResult) GetException() *NameBytesPair {
 		return x.Exception
 	}
 	return nil
+}
+
+func (x *RegionActionResult) GetProcessed() bool {
+	if x != nil && x.Processed != nil {
+		return *x.Processed
+	}
+	return false
 }
 
 type MultiRequest struct {
@@ -2553,11 +2572,12 @@ const file_hbase_proto_client_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x123\n" +
 	"\bmutation\x18\x02 \x01(\v2\x17.hbase.pb.MutationProtoR\bmutation\x12\x1f\n" +
 	"\x03get\x18\x03 \x01(\v2\r.hbase.pb.GetR\x03get\x12C\n" +
-	"\fservice_call\x18\x04 \x01(\v2 .hbase.pb.CoprocessorServiceCallR\vserviceCall\"\x83\x01\n" +
+	"\fservice_call\x18\x04 \x01(\v2 .hbase.pb.CoprocessorServiceCallR\vserviceCall\"\xb6\x01\n" +
 	"\fRegionAction\x121\n" +
 	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12\x16\n" +
 	"\x06atomic\x18\x02 \x01(\bR\x06atomic\x12(\n" +
-	"\x06action\x18\x03 \x03(\v2\x10.hbase.pb.ActionR\x06action\"\x94\x01\n" +
+	"\x06action\x18\x03 \x03(\v2\x10.hbase.pb.ActionR\x06action\x121\n" +
+	"\tcondition\x18\x04 \x01(\v2\x13.hbase.pb.ConditionR\tcondition\"\x94\x01\n" +
 	"\x0fRegionLoadStats\x12%\n" +
 	"\fmemStoreLoad\x18\x01 \x01(\x05:\x010R\fmemStoreLoad\x12'\n" +
 	"\rheapOccupancy\x18\x02 \x01(\x05:\x010R\rheapOccupancy\x121\n" +
@@ -2570,10 +2590,11 @@ const file_hbase_proto_client_proto_rawDesc = "" +
 	"\x06result\x18\x02 \x01(\v2\x10.hbase.pb.ResultR\x06result\x125\n" +
 	"\texception\x18\x03 \x01(\v2\x17.hbase.pb.NameBytesPairR\texception\x12I\n" +
 	"\x0eservice_result\x18\x04 \x01(\v2\".hbase.pb.CoprocessorServiceResultR\rserviceResult\x12;\n" +
-	"\tloadStats\x18\x05 \x01(\v2\x19.hbase.pb.RegionLoadStatsB\x02\x18\x01R\tloadStats\"\x96\x01\n" +
+	"\tloadStats\x18\x05 \x01(\v2\x19.hbase.pb.RegionLoadStatsB\x02\x18\x01R\tloadStats\"\xb4\x01\n" +
 	"\x12RegionActionResult\x12I\n" +
 	"\x11resultOrException\x18\x01 \x03(\v2\x1b.hbase.pb.ResultOrExceptionR\x11resultOrException\x125\n" +
-	"\texception\x18\x02 \x01(\v2\x17.hbase.pb.NameBytesPairR\texception\"\x9d\x01\n" +
+	"\texception\x18\x02 \x01(\v2\x17.hbase.pb.NameBytesPairR\texception\x12\x1c\n" +
+	"\tprocessed\x18\x03 \x01(\bR\tprocessed\"\x9d\x01\n" +
 	"\fMultiRequest\x12:\n" +
 	"\fregionAction\x18\x01 \x03(\v2\x16.hbase.pb.RegionActionR\fregionAction\x12\x1e\n" +
 	"\n" +
@@ -2693,33 +2714,34 @@ var file_hbase_proto_client_proto_depIdxs = []int32{
 	19, // 39: hbase.pb.Action.service_call:type_name -> hbase.pb.CoprocessorServiceCall
 	36, // 40: hbase.pb.RegionAction.region:type_name -> hbase.pb.RegionSpecifier
 	21, // 41: hbase.pb.RegionAction.action:type_name -> hbase.pb.Action
-	36, // 42: hbase.pb.MultiRegionLoadStats.region:type_name -> hbase.pb.RegionSpecifier
-	23, // 43: hbase.pb.MultiRegionLoadStats.stat:type_name -> hbase.pb.RegionLoadStats
-	7,  // 44: hbase.pb.ResultOrException.result:type_name -> hbase.pb.Result
-	31, // 45: hbase.pb.ResultOrException.exception:type_name -> hbase.pb.NameBytesPair
-	20, // 46: hbase.pb.ResultOrException.service_result:type_name -> hbase.pb.CoprocessorServiceResult
-	23, // 47: hbase.pb.ResultOrException.loadStats:type_name -> hbase.pb.RegionLoadStats
-	25, // 48: hbase.pb.RegionActionResult.resultOrException:type_name -> hbase.pb.ResultOrException
-	31, // 49: hbase.pb.RegionActionResult.exception:type_name -> hbase.pb.NameBytesPair
-	22, // 50: hbase.pb.MultiRequest.regionAction:type_name -> hbase.pb.RegionAction
-	10, // 51: hbase.pb.MultiRequest.condition:type_name -> hbase.pb.Condition
-	26, // 52: hbase.pb.MultiResponse.regionActionResult:type_name -> hbase.pb.RegionActionResult
-	24, // 53: hbase.pb.MultiResponse.regionStatistics:type_name -> hbase.pb.MultiRegionLoadStats
-	30, // 54: hbase.pb.MutationProto.ColumnValue.qualifier_value:type_name -> hbase.pb.MutationProto.ColumnValue.QualifierValue
-	3,  // 55: hbase.pb.MutationProto.ColumnValue.QualifierValue.delete_type:type_name -> hbase.pb.MutationProto.DeleteType
-	8,  // 56: hbase.pb.ClientService.Get:input_type -> hbase.pb.GetRequest
-	12, // 57: hbase.pb.ClientService.Mutate:input_type -> hbase.pb.MutateRequest
-	15, // 58: hbase.pb.ClientService.Scan:input_type -> hbase.pb.ScanRequest
-	27, // 59: hbase.pb.ClientService.Multi:input_type -> hbase.pb.MultiRequest
-	9,  // 60: hbase.pb.ClientService.Get:output_type -> hbase.pb.GetResponse
-	13, // 61: hbase.pb.ClientService.Mutate:output_type -> hbase.pb.MutateResponse
-	18, // 62: hbase.pb.ClientService.Scan:output_type -> hbase.pb.ScanResponse
-	28, // 63: hbase.pb.ClientService.Multi:output_type -> hbase.pb.MultiResponse
-	60, // [60:64] is the sub-list for method output_type
-	56, // [56:60] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	10, // 42: hbase.pb.RegionAction.condition:type_name -> hbase.pb.Condition
+	36, // 43: hbase.pb.MultiRegionLoadStats.region:type_name -> hbase.pb.RegionSpecifier
+	23, // 44: hbase.pb.MultiRegionLoadStats.stat:type_name -> hbase.pb.RegionLoadStats
+	7,  // 45: hbase.pb.ResultOrException.result:type_name -> hbase.pb.Result
+	31, // 46: hbase.pb.ResultOrException.exception:type_name -> hbase.pb.NameBytesPair
+	20, // 47: hbase.pb.ResultOrException.service_result:type_name -> hbase.pb.CoprocessorServiceResult
+	23, // 48: hbase.pb.ResultOrException.loadStats:type_name -> hbase.pb.RegionLoadStats
+	25, // 49: hbase.pb.RegionActionResult.resultOrException:type_name -> hbase.pb.ResultOrException
+	31, // 50: hbase.pb.RegionActionResult.exception:type_name -> hbase.pb.NameBytesPair
+	22, // 51: hbase.pb.MultiRequest.regionAction:type_name -> hbase.pb.RegionAction
+	10, // 52: hbase.pb.MultiRequest.condition:type_name -> hbase.pb.Condition
+	26, // 53: hbase.pb.MultiResponse.regionActionResult:type_name -> hbase.pb.RegionActionResult
+	24, // 54: hbase.pb.MultiResponse.regionStatistics:type_name -> hbase.pb.MultiRegionLoadStats
+	30, // 55: hbase.pb.MutationProto.ColumnValue.qualifier_value:type_name -> hbase.pb.MutationProto.ColumnValue.QualifierValue
+	3,  // 56: hbase.pb.MutationProto.ColumnValue.QualifierValue.delete_type:type_name -> hbase.pb.MutationProto.DeleteType
+	8,  // 57: hbase.pb.ClientService.Get:input_type -> hbase.pb.GetRequest
+	12, // 58: hbase.pb.ClientService.Mutate:input_type -> hbase.pb.MutateRequest
+	15, // 59: hbase.pb.ClientService.Scan:input_type -> hbase.pb.ScanRequest
+	27, // 60: hbase.pb.ClientService.Multi:input_type -> hbase.pb.MultiRequest
+	9,  // 61: hbase.pb.ClientService.Get:output_type -> hbase.pb.GetResponse
+	13, // 62: hbase.pb.ClientService.Mutate:output_type -> hbase.pb.MutateResponse
+	18, // 63: hbase.pb.ClientService.Scan:output_type -> hbase.pb.ScanResponse
+	28, // 64: hbase.pb.ClientService.Multi:output_type -> hbase.pb.MultiResponse
+	61, // [61:65] is the sub-list for method output_type
+	57, // [57:61] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_hbase_proto_client_proto_init() }

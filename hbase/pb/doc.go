@@ -1,6 +1,8 @@
 // Package pb holds the protobuf messages of HBase 2.x's native RPC, written
-// from the field tables of the shared wire specification (section 9) plus the
-// row and prefix filters the harness needs.
+// from the field tables of the shared wire specification (section 9) and,
+// for what the specification leaves out (filters, cluster status,
+// snapshots, replication peers, namespaces, conditional RegionActions),
+// from the field numbers of HBase's own .proto files.
 //
 // The Go files are generated from ../proto by ../proto/gen.sh and committed,
 // so building never needs protoc. All messages are proto2 because presence is

@@ -930,6 +930,60 @@ func (x *ColumnFamilySchema) GetConfiguration() []*NameStringPair {
 	return nil
 }
 
+// A namespace, as the rows of hbase:namespace hold it (family info,
+// qualifier d).
+type NamespaceDescriptor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          []byte                 `protobuf:"bytes,1,req,name=name" json:"name,omitempty"`
+	Configuration []*NameStringPair      `protobuf:"bytes,2,rep,name=configuration" json:"configuration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NamespaceDescriptor) Reset() {
+	*x = NamespaceDescriptor{}
+	mi := &file_hbase_proto_hbase_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NamespaceDescriptor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NamespaceDescriptor) ProtoMessage() {}
+
+func (x *NamespaceDescriptor) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_hbase_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NamespaceDescriptor.ProtoReflect.Descriptor instead.
+func (*NamespaceDescriptor) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_hbase_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *NamespaceDescriptor) GetName() []byte {
+	if x != nil {
+		return x.Name
+	}
+	return nil
+}
+
+func (x *NamespaceDescriptor) GetConfiguration() []*NameStringPair {
+	if x != nil {
+		return x.Configuration
+	}
+	return nil
+}
+
 // Client build information a Java client puts in its ConnectionHeader.
 type VersionInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -947,7 +1001,7 @@ type VersionInfo struct {
 
 func (x *VersionInfo) Reset() {
 	*x = VersionInfo{}
-	mi := &file_hbase_proto_hbase_proto_msgTypes[13]
+	mi := &file_hbase_proto_hbase_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1013,7 @@ func (x *VersionInfo) String() string {
 func (*VersionInfo) ProtoMessage() {}
 
 func (x *VersionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_hbase_proto_msgTypes[13]
+	mi := &file_hbase_proto_hbase_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1026,7 @@ func (x *VersionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VersionInfo.ProtoReflect.Descriptor instead.
 func (*VersionInfo) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_hbase_proto_rawDescGZIP(), []int{13}
+	return file_hbase_proto_hbase_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VersionInfo) GetVersion() string {
@@ -1101,7 +1155,10 @@ const file_hbase_proto_hbase_proto_rawDesc = "" +
 	"\n" +
 	"attributes\x18\x02 \x03(\v2\x18.hbase.pb.BytesBytesPairR\n" +
 	"attributes\x12>\n" +
-	"\rconfiguration\x18\x03 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\xea\x01\n" +
+	"\rconfiguration\x18\x03 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"i\n" +
+	"\x13NamespaceDescriptor\x12\x12\n" +
+	"\x04name\x18\x01 \x02(\fR\x04name\x12>\n" +
+	"\rconfiguration\x18\x02 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\xea\x01\n" +
 	"\vVersionInfo\x12\x18\n" +
 	"\aversion\x18\x01 \x02(\tR\aversion\x12\x10\n" +
 	"\x03url\x18\x02 \x02(\tR\x03url\x12\x1a\n" +
@@ -1133,7 +1190,7 @@ func file_hbase_proto_hbase_proto_rawDescGZIP() []byte {
 }
 
 var file_hbase_proto_hbase_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hbase_proto_hbase_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_hbase_proto_hbase_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_hbase_proto_hbase_proto_goTypes = []any{
 	(CompareType)(0),                         // 0: hbase.pb.CompareType
 	(RegionSpecifier_RegionSpecifierType)(0), // 1: hbase.pb.RegionSpecifier.RegionSpecifierType
@@ -1150,7 +1207,8 @@ var file_hbase_proto_hbase_proto_goTypes = []any{
 	(*RegionInfo)(nil),                       // 12: hbase.pb.RegionInfo
 	(*TableSchema)(nil),                      // 13: hbase.pb.TableSchema
 	(*ColumnFamilySchema)(nil),               // 14: hbase.pb.ColumnFamilySchema
-	(*VersionInfo)(nil),                      // 15: hbase.pb.VersionInfo
+	(*NamespaceDescriptor)(nil),              // 15: hbase.pb.NamespaceDescriptor
+	(*VersionInfo)(nil),                      // 16: hbase.pb.VersionInfo
 }
 var file_hbase_proto_hbase_proto_depIdxs = []int32{
 	1,  // 0: hbase.pb.RegionSpecifier.type:type_name -> hbase.pb.RegionSpecifier.RegionSpecifierType
@@ -1164,11 +1222,12 @@ var file_hbase_proto_hbase_proto_depIdxs = []int32{
 	8,  // 8: hbase.pb.TableSchema.configuration:type_name -> hbase.pb.NameStringPair
 	7,  // 9: hbase.pb.ColumnFamilySchema.attributes:type_name -> hbase.pb.BytesBytesPair
 	8,  // 10: hbase.pb.ColumnFamilySchema.configuration:type_name -> hbase.pb.NameStringPair
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	8,  // 11: hbase.pb.NamespaceDescriptor.configuration:type_name -> hbase.pb.NameStringPair
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_hbase_proto_hbase_proto_init() }
@@ -1182,7 +1241,7 @@ func file_hbase_proto_hbase_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbase_proto_hbase_proto_rawDesc), len(file_hbase_proto_hbase_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

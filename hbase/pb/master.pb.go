@@ -759,11 +759,861 @@ func (x *GetProcedureResultResponse) GetException() *ForeignExceptionMessage {
 	return nil
 }
 
+type GetClusterStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Options       []Option               `protobuf:"varint,1,rep,name=options,enum=hbase.pb.Option" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterStatusRequest) Reset() {
+	*x = GetClusterStatusRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterStatusRequest) ProtoMessage() {}
+
+func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterStatusRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetClusterStatusRequest) GetOptions() []Option {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type GetClusterStatusResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ClusterStatus *ClusterStatus         `protobuf:"bytes,1,req,name=cluster_status,json=clusterStatus" json:"cluster_status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterStatusResponse) Reset() {
+	*x = GetClusterStatusResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterStatusResponse) ProtoMessage() {}
+
+func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetClusterStatusResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetClusterStatusResponse) GetClusterStatus() *ClusterStatus {
+	if x != nil {
+		return x.ClusterStatus
+	}
+	return nil
+}
+
+type MoveRegionRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Region         *RegionSpecifier       `protobuf:"bytes,1,req,name=region" json:"region,omitempty"`
+	DestServerName *ServerName            `protobuf:"bytes,2,opt,name=dest_server_name,json=destServerName" json:"dest_server_name,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *MoveRegionRequest) Reset() {
+	*x = MoveRegionRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveRegionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveRegionRequest) ProtoMessage() {}
+
+func (x *MoveRegionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveRegionRequest.ProtoReflect.Descriptor instead.
+func (*MoveRegionRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *MoveRegionRequest) GetRegion() *RegionSpecifier {
+	if x != nil {
+		return x.Region
+	}
+	return nil
+}
+
+func (x *MoveRegionRequest) GetDestServerName() *ServerName {
+	if x != nil {
+		return x.DestServerName
+	}
+	return nil
+}
+
+type MoveRegionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveRegionResponse) Reset() {
+	*x = MoveRegionResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveRegionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveRegionResponse) ProtoMessage() {}
+
+func (x *MoveRegionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveRegionResponse.ProtoReflect.Descriptor instead.
+func (*MoveRegionResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{15}
+}
+
+type SetBalancerRunningRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	On            *bool                  `protobuf:"varint,1,req,name=on" json:"on,omitempty"`
+	Synchronous   *bool                  `protobuf:"varint,2,opt,name=synchronous" json:"synchronous,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetBalancerRunningRequest) Reset() {
+	*x = SetBalancerRunningRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetBalancerRunningRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetBalancerRunningRequest) ProtoMessage() {}
+
+func (x *SetBalancerRunningRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetBalancerRunningRequest.ProtoReflect.Descriptor instead.
+func (*SetBalancerRunningRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SetBalancerRunningRequest) GetOn() bool {
+	if x != nil && x.On != nil {
+		return *x.On
+	}
+	return false
+}
+
+func (x *SetBalancerRunningRequest) GetSynchronous() bool {
+	if x != nil && x.Synchronous != nil {
+		return *x.Synchronous
+	}
+	return false
+}
+
+type SetBalancerRunningResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	PrevBalanceValue *bool                  `protobuf:"varint,1,opt,name=prev_balance_value,json=prevBalanceValue" json:"prev_balance_value,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SetBalancerRunningResponse) Reset() {
+	*x = SetBalancerRunningResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetBalancerRunningResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetBalancerRunningResponse) ProtoMessage() {}
+
+func (x *SetBalancerRunningResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetBalancerRunningResponse.ProtoReflect.Descriptor instead.
+func (*SetBalancerRunningResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SetBalancerRunningResponse) GetPrevBalanceValue() bool {
+	if x != nil && x.PrevBalanceValue != nil {
+		return *x.PrevBalanceValue
+	}
+	return false
+}
+
+type IsBalancerEnabledRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IsBalancerEnabledRequest) Reset() {
+	*x = IsBalancerEnabledRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IsBalancerEnabledRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IsBalancerEnabledRequest) ProtoMessage() {}
+
+func (x *IsBalancerEnabledRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IsBalancerEnabledRequest.ProtoReflect.Descriptor instead.
+func (*IsBalancerEnabledRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{18}
+}
+
+type IsBalancerEnabledResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Enabled       *bool                  `protobuf:"varint,1,req,name=enabled" json:"enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IsBalancerEnabledResponse) Reset() {
+	*x = IsBalancerEnabledResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IsBalancerEnabledResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IsBalancerEnabledResponse) ProtoMessage() {}
+
+func (x *IsBalancerEnabledResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IsBalancerEnabledResponse.ProtoReflect.Descriptor instead.
+func (*IsBalancerEnabledResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *IsBalancerEnabledResponse) GetEnabled() bool {
+	if x != nil && x.Enabled != nil {
+		return *x.Enabled
+	}
+	return false
+}
+
+type SnapshotRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot      *SnapshotDescription   `protobuf:"bytes,1,req,name=snapshot" json:"snapshot,omitempty"`
+	NonceGroup    *uint64                `protobuf:"varint,2,opt,name=nonce_group,json=nonceGroup,def=0" json:"nonce_group,omitempty"`
+	Nonce         *uint64                `protobuf:"varint,3,opt,name=nonce,def=0" json:"nonce,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+// Default values for SnapshotRequest fields.
+const (
+	Default_SnapshotRequest_NonceGroup = uint64(0)
+	Default_SnapshotRequest_Nonce      = uint64(0)
+)
+
+func (x *SnapshotRequest) Reset() {
+	*x = SnapshotRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotRequest) ProtoMessage() {}
+
+func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
+func (*SnapshotRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SnapshotRequest) GetSnapshot() *SnapshotDescription {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *SnapshotRequest) GetNonceGroup() uint64 {
+	if x != nil && x.NonceGroup != nil {
+		return *x.NonceGroup
+	}
+	return Default_SnapshotRequest_NonceGroup
+}
+
+func (x *SnapshotRequest) GetNonce() uint64 {
+	if x != nil && x.Nonce != nil {
+		return *x.Nonce
+	}
+	return Default_SnapshotRequest_Nonce
+}
+
+type SnapshotResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ExpectedTimeout *int64                 `protobuf:"varint,1,req,name=expected_timeout,json=expectedTimeout" json:"expected_timeout,omitempty"`
+	ProcId          *int64                 `protobuf:"varint,2,opt,name=proc_id,json=procId" json:"proc_id,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SnapshotResponse) Reset() {
+	*x = SnapshotResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotResponse) ProtoMessage() {}
+
+func (x *SnapshotResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotResponse.ProtoReflect.Descriptor instead.
+func (*SnapshotResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SnapshotResponse) GetExpectedTimeout() int64 {
+	if x != nil && x.ExpectedTimeout != nil {
+		return *x.ExpectedTimeout
+	}
+	return 0
+}
+
+func (x *SnapshotResponse) GetProcId() int64 {
+	if x != nil && x.ProcId != nil {
+		return *x.ProcId
+	}
+	return 0
+}
+
+type IsSnapshotDoneRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot      *SnapshotDescription   `protobuf:"bytes,1,opt,name=snapshot" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IsSnapshotDoneRequest) Reset() {
+	*x = IsSnapshotDoneRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IsSnapshotDoneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IsSnapshotDoneRequest) ProtoMessage() {}
+
+func (x *IsSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IsSnapshotDoneRequest.ProtoReflect.Descriptor instead.
+func (*IsSnapshotDoneRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *IsSnapshotDoneRequest) GetSnapshot() *SnapshotDescription {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+type IsSnapshotDoneResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Done          *bool                  `protobuf:"varint,1,opt,name=done,def=0" json:"done,omitempty"`
+	Snapshot      *SnapshotDescription   `protobuf:"bytes,2,opt,name=snapshot" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+// Default values for IsSnapshotDoneResponse fields.
+const (
+	Default_IsSnapshotDoneResponse_Done = bool(false)
+)
+
+func (x *IsSnapshotDoneResponse) Reset() {
+	*x = IsSnapshotDoneResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IsSnapshotDoneResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IsSnapshotDoneResponse) ProtoMessage() {}
+
+func (x *IsSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IsSnapshotDoneResponse.ProtoReflect.Descriptor instead.
+func (*IsSnapshotDoneResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *IsSnapshotDoneResponse) GetDone() bool {
+	if x != nil && x.Done != nil {
+		return *x.Done
+	}
+	return Default_IsSnapshotDoneResponse_Done
+}
+
+func (x *IsSnapshotDoneResponse) GetSnapshot() *SnapshotDescription {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+type GetCompletedSnapshotsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCompletedSnapshotsRequest) Reset() {
+	*x = GetCompletedSnapshotsRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCompletedSnapshotsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCompletedSnapshotsRequest) ProtoMessage() {}
+
+func (x *GetCompletedSnapshotsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCompletedSnapshotsRequest.ProtoReflect.Descriptor instead.
+func (*GetCompletedSnapshotsRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{24}
+}
+
+type GetCompletedSnapshotsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshots     []*SnapshotDescription `protobuf:"bytes,1,rep,name=snapshots" json:"snapshots,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCompletedSnapshotsResponse) Reset() {
+	*x = GetCompletedSnapshotsResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCompletedSnapshotsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCompletedSnapshotsResponse) ProtoMessage() {}
+
+func (x *GetCompletedSnapshotsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCompletedSnapshotsResponse.ProtoReflect.Descriptor instead.
+func (*GetCompletedSnapshotsResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetCompletedSnapshotsResponse) GetSnapshots() []*SnapshotDescription {
+	if x != nil {
+		return x.Snapshots
+	}
+	return nil
+}
+
+type DeleteSnapshotRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot      *SnapshotDescription   `protobuf:"bytes,1,req,name=snapshot" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSnapshotRequest) Reset() {
+	*x = DeleteSnapshotRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSnapshotRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSnapshotRequest) ProtoMessage() {}
+
+func (x *DeleteSnapshotRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSnapshotRequest.ProtoReflect.Descriptor instead.
+func (*DeleteSnapshotRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DeleteSnapshotRequest) GetSnapshot() *SnapshotDescription {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+type DeleteSnapshotResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSnapshotResponse) Reset() {
+	*x = DeleteSnapshotResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSnapshotResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSnapshotResponse) ProtoMessage() {}
+
+func (x *DeleteSnapshotResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSnapshotResponse.ProtoReflect.Descriptor instead.
+func (*DeleteSnapshotResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{27}
+}
+
+type RestoreSnapshotRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot      *SnapshotDescription   `protobuf:"bytes,1,req,name=snapshot" json:"snapshot,omitempty"`
+	NonceGroup    *uint64                `protobuf:"varint,2,opt,name=nonce_group,json=nonceGroup,def=0" json:"nonce_group,omitempty"`
+	Nonce         *uint64                `protobuf:"varint,3,opt,name=nonce,def=0" json:"nonce,omitempty"`
+	RestoreACL    *bool                  `protobuf:"varint,4,opt,name=restoreACL,def=0" json:"restoreACL,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+// Default values for RestoreSnapshotRequest fields.
+const (
+	Default_RestoreSnapshotRequest_NonceGroup = uint64(0)
+	Default_RestoreSnapshotRequest_Nonce      = uint64(0)
+	Default_RestoreSnapshotRequest_RestoreACL = bool(false)
+)
+
+func (x *RestoreSnapshotRequest) Reset() {
+	*x = RestoreSnapshotRequest{}
+	mi := &file_hbase_proto_master_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreSnapshotRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreSnapshotRequest) ProtoMessage() {}
+
+func (x *RestoreSnapshotRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreSnapshotRequest.ProtoReflect.Descriptor instead.
+func (*RestoreSnapshotRequest) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *RestoreSnapshotRequest) GetSnapshot() *SnapshotDescription {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *RestoreSnapshotRequest) GetNonceGroup() uint64 {
+	if x != nil && x.NonceGroup != nil {
+		return *x.NonceGroup
+	}
+	return Default_RestoreSnapshotRequest_NonceGroup
+}
+
+func (x *RestoreSnapshotRequest) GetNonce() uint64 {
+	if x != nil && x.Nonce != nil {
+		return *x.Nonce
+	}
+	return Default_RestoreSnapshotRequest_Nonce
+}
+
+func (x *RestoreSnapshotRequest) GetRestoreACL() bool {
+	if x != nil && x.RestoreACL != nil {
+		return *x.RestoreACL
+	}
+	return Default_RestoreSnapshotRequest_RestoreACL
+}
+
+type RestoreSnapshotResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ProcId        *uint64                `protobuf:"varint,1,req,name=proc_id,json=procId" json:"proc_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreSnapshotResponse) Reset() {
+	*x = RestoreSnapshotResponse{}
+	mi := &file_hbase_proto_master_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreSnapshotResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreSnapshotResponse) ProtoMessage() {}
+
+func (x *RestoreSnapshotResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_master_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreSnapshotResponse.ProtoReflect.Descriptor instead.
+func (*RestoreSnapshotResponse) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_master_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *RestoreSnapshotResponse) GetProcId() uint64 {
+	if x != nil && x.ProcId != nil {
+		return *x.ProcId
+	}
+	return 0
+}
+
 var File_hbase_proto_master_proto protoreflect.FileDescriptor
 
 const file_hbase_proto_master_proto_rawDesc = "" +
 	"\n" +
-	"\x18hbase/proto/master.proto\x12\bhbase.pb\x1a\x17hbase/proto/hbase.proto\x1a hbase/proto/error_handling.proto\"\xaa\x01\n" +
+	"\x18hbase/proto/master.proto\x12\bhbase.pb\x1a\x17hbase/proto/hbase.proto\x1a hbase/proto/error_handling.proto\x1a hbase/proto/cluster_status.proto\x1a\x1ahbase/proto/snapshot.proto\x1a\x1dhbase/proto/replication.proto\"\xaa\x01\n" +
 	"\x12CreateTableRequest\x128\n" +
 	"\ftable_schema\x18\x01 \x02(\v2\x15.hbase.pb.TableSchemaR\vtableSchema\x12\x1d\n" +
 	"\n" +
@@ -817,14 +1667,71 @@ const file_hbase_proto_master_proto_rawDesc = "" +
 	"\x05State\x12\r\n" +
 	"\tNOT_FOUND\x10\x00\x12\v\n" +
 	"\aRUNNING\x10\x01\x12\f\n" +
-	"\bFINISHED\x10\x022\xf5\x03\n" +
+	"\bFINISHED\x10\x02\"E\n" +
+	"\x17GetClusterStatusRequest\x12*\n" +
+	"\aoptions\x18\x01 \x03(\x0e2\x10.hbase.pb.OptionR\aoptions\"Z\n" +
+	"\x18GetClusterStatusResponse\x12>\n" +
+	"\x0ecluster_status\x18\x01 \x02(\v2\x17.hbase.pb.ClusterStatusR\rclusterStatus\"\x86\x01\n" +
+	"\x11MoveRegionRequest\x121\n" +
+	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12>\n" +
+	"\x10dest_server_name\x18\x02 \x01(\v2\x14.hbase.pb.ServerNameR\x0edestServerName\"\x14\n" +
+	"\x12MoveRegionResponse\"M\n" +
+	"\x19SetBalancerRunningRequest\x12\x0e\n" +
+	"\x02on\x18\x01 \x02(\bR\x02on\x12 \n" +
+	"\vsynchronous\x18\x02 \x01(\bR\vsynchronous\"J\n" +
+	"\x1aSetBalancerRunningResponse\x12,\n" +
+	"\x12prev_balance_value\x18\x01 \x01(\bR\x10prevBalanceValue\"\x1a\n" +
+	"\x18IsBalancerEnabledRequest\"5\n" +
+	"\x19IsBalancerEnabledResponse\x12\x18\n" +
+	"\aenabled\x18\x01 \x02(\bR\aenabled\"\x89\x01\n" +
+	"\x0fSnapshotRequest\x129\n" +
+	"\bsnapshot\x18\x01 \x02(\v2\x1d.hbase.pb.SnapshotDescriptionR\bsnapshot\x12\"\n" +
+	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
+	"nonceGroup\x12\x17\n" +
+	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"V\n" +
+	"\x10SnapshotResponse\x12)\n" +
+	"\x10expected_timeout\x18\x01 \x02(\x03R\x0fexpectedTimeout\x12\x17\n" +
+	"\aproc_id\x18\x02 \x01(\x03R\x06procId\"R\n" +
+	"\x15IsSnapshotDoneRequest\x129\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x1d.hbase.pb.SnapshotDescriptionR\bsnapshot\"n\n" +
+	"\x16IsSnapshotDoneResponse\x12\x19\n" +
+	"\x04done\x18\x01 \x01(\b:\x05falseR\x04done\x129\n" +
+	"\bsnapshot\x18\x02 \x01(\v2\x1d.hbase.pb.SnapshotDescriptionR\bsnapshot\"\x1e\n" +
+	"\x1cGetCompletedSnapshotsRequest\"\\\n" +
+	"\x1dGetCompletedSnapshotsResponse\x12;\n" +
+	"\tsnapshots\x18\x01 \x03(\v2\x1d.hbase.pb.SnapshotDescriptionR\tsnapshots\"R\n" +
+	"\x15DeleteSnapshotRequest\x129\n" +
+	"\bsnapshot\x18\x01 \x02(\v2\x1d.hbase.pb.SnapshotDescriptionR\bsnapshot\"\x18\n" +
+	"\x16DeleteSnapshotResponse\"\xb7\x01\n" +
+	"\x16RestoreSnapshotRequest\x129\n" +
+	"\bsnapshot\x18\x01 \x02(\v2\x1d.hbase.pb.SnapshotDescriptionR\bsnapshot\x12\"\n" +
+	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
+	"nonceGroup\x12\x17\n" +
+	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\x12%\n" +
+	"\n" +
+	"restoreACL\x18\x04 \x01(\b:\x05falseR\n" +
+	"restoreACL\"2\n" +
+	"\x17RestoreSnapshotResponse\x12\x17\n" +
+	"\aproc_id\x18\x01 \x02(\x04R\x06procId2\xee\n" +
+	"\n" +
 	"\rMasterService\x12J\n" +
 	"\vCreateTable\x12\x1c.hbase.pb.CreateTableRequest\x1a\x1d.hbase.pb.CreateTableResponse\x12M\n" +
 	"\fDisableTable\x12\x1d.hbase.pb.DisableTableRequest\x1a\x1e.hbase.pb.DisableTableResponse\x12J\n" +
 	"\vEnableTable\x12\x1c.hbase.pb.EnableTableRequest\x1a\x1d.hbase.pb.EnableTableResponse\x12J\n" +
 	"\vDeleteTable\x12\x1c.hbase.pb.DeleteTableRequest\x1a\x1d.hbase.pb.DeleteTableResponse\x12P\n" +
 	"\rGetTableNames\x12\x1e.hbase.pb.GetTableNamesRequest\x1a\x1f.hbase.pb.GetTableNamesResponse\x12_\n" +
-	"\x12getProcedureResult\x12#.hbase.pb.GetProcedureResultRequest\x1a$.hbase.pb.GetProcedureResultResponseB\x17Z\x15commentbench/hbase/pb"
+	"\x12getProcedureResult\x12#.hbase.pb.GetProcedureResultRequest\x1a$.hbase.pb.GetProcedureResultResponse\x12Y\n" +
+	"\x10GetClusterStatus\x12!.hbase.pb.GetClusterStatusRequest\x1a\".hbase.pb.GetClusterStatusResponse\x12G\n" +
+	"\n" +
+	"MoveRegion\x12\x1b.hbase.pb.MoveRegionRequest\x1a\x1c.hbase.pb.MoveRegionResponse\x12_\n" +
+	"\x12SetBalancerRunning\x12#.hbase.pb.SetBalancerRunningRequest\x1a$.hbase.pb.SetBalancerRunningResponse\x12\\\n" +
+	"\x11IsBalancerEnabled\x12\".hbase.pb.IsBalancerEnabledRequest\x1a#.hbase.pb.IsBalancerEnabledResponse\x12A\n" +
+	"\bSnapshot\x12\x19.hbase.pb.SnapshotRequest\x1a\x1a.hbase.pb.SnapshotResponse\x12S\n" +
+	"\x0eIsSnapshotDone\x12\x1f.hbase.pb.IsSnapshotDoneRequest\x1a .hbase.pb.IsSnapshotDoneResponse\x12h\n" +
+	"\x15GetCompletedSnapshots\x12&.hbase.pb.GetCompletedSnapshotsRequest\x1a'.hbase.pb.GetCompletedSnapshotsResponse\x12S\n" +
+	"\x0eDeleteSnapshot\x12\x1f.hbase.pb.DeleteSnapshotRequest\x1a .hbase.pb.DeleteSnapshotResponse\x12V\n" +
+	"\x0fRestoreSnapshot\x12 .hbase.pb.RestoreSnapshotRequest\x1a!.hbase.pb.RestoreSnapshotResponse\x12e\n" +
+	"\x14ListReplicationPeers\x12%.hbase.pb.ListReplicationPeersRequest\x1a&.hbase.pb.ListReplicationPeersResponseB\x17Z\x15commentbench/hbase/pb"
 
 var (
 	file_hbase_proto_master_proto_rawDescOnce sync.Once
@@ -839,7 +1746,7 @@ func file_hbase_proto_master_proto_rawDescGZIP() []byte {
 }
 
 var file_hbase_proto_master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hbase_proto_master_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_hbase_proto_master_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_hbase_proto_master_proto_goTypes = []any{
 	(GetProcedureResultResponse_State)(0), // 0: hbase.pb.GetProcedureResultResponse.State
 	(*CreateTableRequest)(nil),            // 1: hbase.pb.CreateTableRequest
@@ -854,35 +1761,90 @@ var file_hbase_proto_master_proto_goTypes = []any{
 	(*GetTableNamesResponse)(nil),         // 10: hbase.pb.GetTableNamesResponse
 	(*GetProcedureResultRequest)(nil),     // 11: hbase.pb.GetProcedureResultRequest
 	(*GetProcedureResultResponse)(nil),    // 12: hbase.pb.GetProcedureResultResponse
-	(*TableSchema)(nil),                   // 13: hbase.pb.TableSchema
-	(*TableName)(nil),                     // 14: hbase.pb.TableName
-	(*ForeignExceptionMessage)(nil),       // 15: hbase.pb.ForeignExceptionMessage
+	(*GetClusterStatusRequest)(nil),       // 13: hbase.pb.GetClusterStatusRequest
+	(*GetClusterStatusResponse)(nil),      // 14: hbase.pb.GetClusterStatusResponse
+	(*MoveRegionRequest)(nil),             // 15: hbase.pb.MoveRegionRequest
+	(*MoveRegionResponse)(nil),            // 16: hbase.pb.MoveRegionResponse
+	(*SetBalancerRunningRequest)(nil),     // 17: hbase.pb.SetBalancerRunningRequest
+	(*SetBalancerRunningResponse)(nil),    // 18: hbase.pb.SetBalancerRunningResponse
+	(*IsBalancerEnabledRequest)(nil),      // 19: hbase.pb.IsBalancerEnabledRequest
+	(*IsBalancerEnabledResponse)(nil),     // 20: hbase.pb.IsBalancerEnabledResponse
+	(*SnapshotRequest)(nil),               // 21: hbase.pb.SnapshotRequest
+	(*SnapshotResponse)(nil),              // 22: hbase.pb.SnapshotResponse
+	(*IsSnapshotDoneRequest)(nil),         // 23: hbase.pb.IsSnapshotDoneRequest
+	(*IsSnapshotDoneResponse)(nil),        // 24: hbase.pb.IsSnapshotDoneResponse
+	(*GetCompletedSnapshotsRequest)(nil),  // 25: hbase.pb.GetCompletedSnapshotsRequest
+	(*GetCompletedSnapshotsResponse)(nil), // 26: hbase.pb.GetCompletedSnapshotsResponse
+	(*DeleteSnapshotRequest)(nil),         // 27: hbase.pb.DeleteSnapshotRequest
+	(*DeleteSnapshotResponse)(nil),        // 28: hbase.pb.DeleteSnapshotResponse
+	(*RestoreSnapshotRequest)(nil),        // 29: hbase.pb.RestoreSnapshotRequest
+	(*RestoreSnapshotResponse)(nil),       // 30: hbase.pb.RestoreSnapshotResponse
+	(*TableSchema)(nil),                   // 31: hbase.pb.TableSchema
+	(*TableName)(nil),                     // 32: hbase.pb.TableName
+	(*ForeignExceptionMessage)(nil),       // 33: hbase.pb.ForeignExceptionMessage
+	(Option)(0),                           // 34: hbase.pb.Option
+	(*ClusterStatus)(nil),                 // 35: hbase.pb.ClusterStatus
+	(*RegionSpecifier)(nil),               // 36: hbase.pb.RegionSpecifier
+	(*ServerName)(nil),                    // 37: hbase.pb.ServerName
+	(*SnapshotDescription)(nil),           // 38: hbase.pb.SnapshotDescription
+	(*ListReplicationPeersRequest)(nil),   // 39: hbase.pb.ListReplicationPeersRequest
+	(*ListReplicationPeersResponse)(nil),  // 40: hbase.pb.ListReplicationPeersResponse
 }
 var file_hbase_proto_master_proto_depIdxs = []int32{
-	13, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
-	14, // 1: hbase.pb.DeleteTableRequest.table_name:type_name -> hbase.pb.TableName
-	14, // 2: hbase.pb.EnableTableRequest.table_name:type_name -> hbase.pb.TableName
-	14, // 3: hbase.pb.DisableTableRequest.table_name:type_name -> hbase.pb.TableName
-	14, // 4: hbase.pb.GetTableNamesResponse.table_names:type_name -> hbase.pb.TableName
+	31, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
+	32, // 1: hbase.pb.DeleteTableRequest.table_name:type_name -> hbase.pb.TableName
+	32, // 2: hbase.pb.EnableTableRequest.table_name:type_name -> hbase.pb.TableName
+	32, // 3: hbase.pb.DisableTableRequest.table_name:type_name -> hbase.pb.TableName
+	32, // 4: hbase.pb.GetTableNamesResponse.table_names:type_name -> hbase.pb.TableName
 	0,  // 5: hbase.pb.GetProcedureResultResponse.state:type_name -> hbase.pb.GetProcedureResultResponse.State
-	15, // 6: hbase.pb.GetProcedureResultResponse.exception:type_name -> hbase.pb.ForeignExceptionMessage
-	1,  // 7: hbase.pb.MasterService.CreateTable:input_type -> hbase.pb.CreateTableRequest
-	7,  // 8: hbase.pb.MasterService.DisableTable:input_type -> hbase.pb.DisableTableRequest
-	5,  // 9: hbase.pb.MasterService.EnableTable:input_type -> hbase.pb.EnableTableRequest
-	3,  // 10: hbase.pb.MasterService.DeleteTable:input_type -> hbase.pb.DeleteTableRequest
-	9,  // 11: hbase.pb.MasterService.GetTableNames:input_type -> hbase.pb.GetTableNamesRequest
-	11, // 12: hbase.pb.MasterService.getProcedureResult:input_type -> hbase.pb.GetProcedureResultRequest
-	2,  // 13: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
-	8,  // 14: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
-	6,  // 15: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
-	4,  // 16: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
-	10, // 17: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
-	12, // 18: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
-	13, // [13:19] is the sub-list for method output_type
-	7,  // [7:13] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	33, // 6: hbase.pb.GetProcedureResultResponse.exception:type_name -> hbase.pb.ForeignExceptionMessage
+	34, // 7: hbase.pb.GetClusterStatusRequest.options:type_name -> hbase.pb.Option
+	35, // 8: hbase.pb.GetClusterStatusResponse.cluster_status:type_name -> hbase.pb.ClusterStatus
+	36, // 9: hbase.pb.MoveRegionRequest.region:type_name -> hbase.pb.RegionSpecifier
+	37, // 10: hbase.pb.MoveRegionRequest.dest_server_name:type_name -> hbase.pb.ServerName
+	38, // 11: hbase.pb.SnapshotRequest.snapshot:type_name -> hbase.pb.SnapshotDescription
+	38, // 12: hbase.pb.IsSnapshotDoneRequest.snapshot:type_name -> hbase.pb.SnapshotDescription
+	38, // 13: hbase.pb.IsSnapshotDoneResponse.snapshot:type_name -> hbase.pb.SnapshotDescription
+	38, // 14: hbase.pb.GetCompletedSnapshotsResponse.snapshots:type_name -> hbase.pb.SnapshotDescription
+	38, // 15: hbase.pb.DeleteSnapshotRequest.snapshot:type_name -> hbase.pb.SnapshotDescription
+	38, // 16: hbase.pb.RestoreSnapshotRequest.snapshot:type_name -> hbase.pb.SnapshotDescription
+	1,  // 17: hbase.pb.MasterService.CreateTable:input_type -> hbase.pb.CreateTableRequest
+	7,  // 18: hbase.pb.MasterService.DisableTable:input_type -> hbase.pb.DisableTableRequest
+	5,  // 19: hbase.pb.MasterService.EnableTable:input_type -> hbase.pb.EnableTableRequest
+	3,  // 20: hbase.pb.MasterService.DeleteTable:input_type -> hbase.pb.DeleteTableRequest
+	9,  // 21: hbase.pb.MasterService.GetTableNames:input_type -> hbase.pb.GetTableNamesRequest
+	11, // 22: hbase.pb.MasterService.getProcedureResult:input_type -> hbase.pb.GetProcedureResultRequest
+	13, // 23: hbase.pb.MasterService.GetClusterStatus:input_type -> hbase.pb.GetClusterStatusRequest
+	15, // 24: hbase.pb.MasterService.MoveRegion:input_type -> hbase.pb.MoveRegionRequest
+	17, // 25: hbase.pb.MasterService.SetBalancerRunning:input_type -> hbase.pb.SetBalancerRunningRequest
+	19, // 26: hbase.pb.MasterService.IsBalancerEnabled:input_type -> hbase.pb.IsBalancerEnabledRequest
+	21, // 27: hbase.pb.MasterService.Snapshot:input_type -> hbase.pb.SnapshotRequest
+	23, // 28: hbase.pb.MasterService.IsSnapshotDone:input_type -> hbase.pb.IsSnapshotDoneRequest
+	25, // 29: hbase.pb.MasterService.GetCompletedSnapshots:input_type -> hbase.pb.GetCompletedSnapshotsRequest
+	27, // 30: hbase.pb.MasterService.DeleteSnapshot:input_type -> hbase.pb.DeleteSnapshotRequest
+	29, // 31: hbase.pb.MasterService.RestoreSnapshot:input_type -> hbase.pb.RestoreSnapshotRequest
+	39, // 32: hbase.pb.MasterService.ListReplicationPeers:input_type -> hbase.pb.ListReplicationPeersRequest
+	2,  // 33: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
+	8,  // 34: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
+	6,  // 35: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
+	4,  // 36: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
+	10, // 37: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
+	12, // 38: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
+	14, // 39: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
+	16, // 40: hbase.pb.MasterService.MoveRegion:output_type -> hbase.pb.MoveRegionResponse
+	18, // 41: hbase.pb.MasterService.SetBalancerRunning:output_type -> hbase.pb.SetBalancerRunningResponse
+	20, // 42: hbase.pb.MasterService.IsBalancerEnabled:output_type -> hbase.pb.IsBalancerEnabledResponse
+	22, // 43: hbase.pb.MasterService.Snapshot:output_type -> hbase.pb.SnapshotResponse
+	24, // 44: hbase.pb.MasterService.IsSnapshotDone:output_type -> hbase.pb.IsSnapshotDoneResponse
+	26, // 45: hbase.pb.MasterService.GetCompletedSnapshots:output_type -> hbase.pb.GetCompletedSnapshotsResponse
+	28, // 46: hbase.pb.MasterService.DeleteSnapshot:output_type -> hbase.pb.DeleteSnapshotResponse
+	30, // 47: hbase.pb.MasterService.RestoreSnapshot:output_type -> hbase.pb.RestoreSnapshotResponse
+	40, // 48: hbase.pb.MasterService.ListReplicationPeers:output_type -> hbase.pb.ListReplicationPeersResponse
+	33, // [33:49] is the sub-list for method output_type
+	17, // [17:33] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hbase_proto_master_proto_init() }
@@ -892,13 +1854,16 @@ func file_hbase_proto_master_proto_init() {
 	}
 	file_hbase_proto_hbase_proto_init()
 	file_hbase_proto_error_handling_proto_init()
+	file_hbase_proto_cluster_status_proto_init()
+	file_hbase_proto_snapshot_proto_init()
+	file_hbase_proto_replication_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbase_proto_master_proto_rawDesc), len(file_hbase_proto_master_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
