@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -62,14 +63,35 @@ func (c *Client) waitProcedure(ctx context.Context, what string, procID uint64) 
 
 func tableName(table string) *pb.TableName { return wire.TableFromText(table) }
 
+// FamilySchema is a column family to create: its name and VERSIONS (0:
+// HBase's default, 1).
+type FamilySchema struct {
+	Name     string
+	Versions int
+}
+
 // CreateTable creates table with the given families and split keys.
 func (c *Client) CreateTable(ctx context.Context, table string, families []string, splitKeys [][]byte) error {
+	fams := make([]FamilySchema, len(families))
+	for i, f := range families {
+		fams[i] = FamilySchema{Name: f}
+	}
+	return c.CreateTableSchema(ctx, table, fams, splitKeys)
+}
+
+// CreateTableSchema creates table with the given families, each with its
+// options, and split keys.
+func (c *Client) CreateTableSchema(ctx context.Context, table string, families []FamilySchema, splitKeys [][]byte) error {
 	if len(families) == 0 {
 		return errors.New("hbase: CreateTable needs at least one family")
 	}
 	schema := &pb.TableSchema{TableName: tableName(table)}
 	for _, f := range families {
-		schema.ColumnFamilies = append(schema.ColumnFamilies, &pb.ColumnFamilySchema{Name: []byte(f)})
+		fs := &pb.ColumnFamilySchema{Name: []byte(f.Name)}
+		if f.Versions > 0 {
+			fs.Attributes = append(fs.Attributes, &pb.BytesBytesPair{First: []byte("VERSIONS"), Second: []byte(strconv.Itoa(f.Versions))})
+		}
+		schema.ColumnFamilies = append(schema.ColumnFamilies, fs)
 	}
 	var resp pb.CreateTableResponse
 	if err := c.masterCall(ctx, "CreateTable", &pb.CreateTableRequest{TableSchema: schema, SplitKeys: splitKeys}, &resp); err != nil {

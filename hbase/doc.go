@@ -2,7 +2,9 @@
 // cluster: connections (one per server address and service, calls
 // multiplexed by call id), region location through the RPC connection
 // registry or ZooKeeper and hbase:meta, the region cache, retries and backoff, the data
-// calls (Get, Mutate, Multi, CheckAndPut, Scan), the master's admin calls,
+// calls (Get, Mutate, Multi, CheckAndMutate, Scan) over any column families
+// with server-side filters, the master's admin calls (tables, snapshots,
+// cluster status, region moves, the balancer switch, replication peers),
 // and client-side counters.
 //
 // It must not know any application schema or storage interface: rows,

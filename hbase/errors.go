@@ -16,6 +16,9 @@ var (
 	ErrTableNotEnabled  = errors.New("hbase: table not enabled")
 	ErrTableNotDisabled = errors.New("hbase: table not disabled")
 	ErrNoSuchFamily     = errors.New("hbase: no such column family")
+	ErrUnknownRegion    = errors.New("hbase: unknown region")
+	ErrSnapshotExists   = errors.New("hbase: snapshot exists")
+	ErrNoSnapshot       = errors.New("hbase: no such snapshot")
 	// ErrUnavailable wraps Dial failures: no bootstrap node was reachable
 	// or none answered like an HBase server.
 	ErrUnavailable = errors.New("hbase: cluster unavailable")
@@ -24,11 +27,15 @@ var (
 )
 
 var classSentinel = map[string]error{
-	wire.ExcTableNotFound:      ErrTableNotFound,
-	wire.ExcTableExists:        ErrTableExists,
-	wire.ExcTableNotEnabled:    ErrTableNotEnabled,
-	wire.ExcTableNotDisabled:   ErrTableNotDisabled,
-	wire.ExcNoSuchColumnFamily: ErrNoSuchFamily,
+	wire.ExcTableNotFound:        ErrTableNotFound,
+	wire.ExcTableExists:          ErrTableExists,
+	wire.ExcTableNotEnabled:      ErrTableNotEnabled,
+	wire.ExcTableNotDisabled:     ErrTableNotDisabled,
+	wire.ExcNoSuchColumnFamily:   ErrNoSuchFamily,
+	wire.ExcUnknownRegion:        ErrUnknownRegion,
+	wire.ExcSnapshotExists:       ErrSnapshotExists,
+	wire.ExcSnapshotDoesNotExist: ErrNoSnapshot,
+	wire.ExcUnknownSnapshot:      ErrNoSnapshot,
 }
 
 // Error is an exception raised by the server (call level, Multi region or

@@ -2,9 +2,11 @@ package hbase
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -12,31 +14,115 @@ import (
 	"commentbench/hbase/wire"
 )
 
-// Mutation is a Put (Cells) or a whole-row Delete (DeleteRow) of one row.
+// Mutation is a Put (Cells) or a Delete (delete-typed Cells, or DeleteRow
+// for the whole row) of one row.
 type Mutation struct {
 	Row       []byte
 	Family    string
 	Cells     []Cell // Put (or delete-typed cells, see Cell)
 	DeleteRow bool
+	// TTL makes a Put's cells expire TTL after their timestamp (HBase's
+	// per-cell TTL, the mutation's _ttl attribute); 0 never expires them.
+	TTL time.Duration
+}
+
+// ttlAttribute is where HBase's Mutation.setTTL puts the TTL: 8 bytes,
+// big-endian, in ms.
+const ttlAttribute = "_ttl"
+
+func (m Mutation) attributes() []*pb.NameBytesPair {
+	if m.TTL <= 0 {
+		return nil
+	}
+	return []*pb.NameBytesPair{{Name: proto.String(ttlAttribute), Value: binary.BigEndian.AppendUint64(nil, uint64(m.TTL.Milliseconds()))}}
+}
+
+// Column names a family, and some of its qualifiers or (none) all.
+type Column struct {
+	Family     string
+	Qualifiers [][]byte
+}
+
+// TimeRange selects versions with From <= timestamp < To (ms); To 0 means
+// no upper bound.
+type TimeRange struct{ From, To int64 }
+
+func (tr TimeRange) proto() *pb.TimeRange {
+	out := &pb.TimeRange{}
+	if tr.From > 0 {
+		out.From = proto.Uint64(uint64(tr.From))
+	}
+	if tr.To > 0 {
+		out.To = proto.Uint64(uint64(tr.To))
+	}
+	return out
+}
+
+func columnsProto(cols []Column, family string) []*pb.Column {
+	var out []*pb.Column
+	if family != "" {
+		out = append(out, &pb.Column{Family: []byte(family)})
+	}
+	for _, c := range cols {
+		out = append(out, &pb.Column{Family: []byte(c.Family), Qualifier: c.Qualifiers})
+	}
+	return out
+}
+
+// Get selects what to read of one row: the columns (empty: every family),
+// versions per column (0: 1), a time range and a filter.
+type Get struct {
+	Row         []byte
+	Columns     []Column
+	MaxVersions int
+	TimeRange   TimeRange
+	Filter      Filter
+}
+
+func (g Get) proto() (*pb.Get, error) {
+	f, err := encodeFilter(g.Filter)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.Get{Row: nonNil(g.Row), TimeRange: g.TimeRange.proto(), Column: columnsProto(g.Columns, ""), Filter: f}
+	if g.MaxVersions > 1 {
+		out.MaxVersions = proto.Uint32(uint32(g.MaxVersions))
+	}
+	return out, nil
 }
 
 func getProto(row []byte, family string) *pb.Get {
-	g := &pb.Get{Row: nonNil(row), TimeRange: &pb.TimeRange{}}
-	if family != "" {
-		g.Column = []*pb.Column{{Family: []byte(family)}}
-	}
+	g, _ := Get{Row: row, Columns: familyColumns(family)}.proto() // no filter: cannot fail
 	return g
+}
+
+func familyColumns(family string) []Column {
+	if family == "" {
+		return nil
+	}
+	return []Column{{Family: family}}
 }
 
 // Get reads one row, restricted to family when it is not empty.
 func (c *Client) Get(ctx context.Context, table string, row []byte, family string) (Result, error) {
+	return c.GetRow(ctx, table, Get{Row: row, Columns: familyColumns(family)})
+}
+
+// GetRow reads what g selects of one row. A family the table lacks is an
+// error wrapping ErrNoSuchFamily.
+func (c *Client) GetRow(ctx context.Context, table string, g Get) (Result, error) {
+	gp, err := g.proto()
+	if err != nil {
+		return Result{}, err
+	}
+	row := g.Row
 	rt := retrier{c: c}
 	for {
 		r, err := c.locate(ctx, table, row)
 		if err != nil {
 			return Result{}, err
 		}
-		req := &pb.GetRequest{Region: regionSpec(r.name), Get: getProto(row, family)}
+		req := &pb.GetRequest{Region: regionSpec(r.name), Get: gp}
 		var resp pb.GetResponse
 		cells, err := c.rpc(ctx, r.addr, wire.ServiceClient, "Get", req, nil, &resp)
 		if err == nil {
@@ -102,14 +188,15 @@ func wireCells(m Mutation) ([]wire.Cell, pb.MutationProto_MutationType, error) {
 }
 
 // encodeMutation builds the cellblock form of §6.2 and appends its cells.
-func encodeMutation(row []byte, typ pb.MutationProto_MutationType, cells []wire.Cell, block []byte) (*pb.MutationProto, []byte) {
-	for _, wc := range cells {
+func encodeMutation(a *action, block []byte) (*pb.MutationProto, []byte) {
+	for _, wc := range a.cells {
 		block = wire.AppendCell(block, wc)
 	}
 	return &pb.MutationProto{
-		Row:                 nonNil(row),
-		MutateType:          typ.Enum(),
-		AssociatedCellCount: proto.Int32(int32(len(cells))),
+		Row:                 nonNil(a.row),
+		MutateType:          a.mutType.Enum(),
+		AssociatedCellCount: proto.Int32(int32(len(a.cells))),
+		Attribute:           a.attrs,
 	}, block
 }
 
@@ -126,7 +213,7 @@ func (c *Client) Mutate(ctx context.Context, table string, muts []Mutation) erro
 		if err != nil {
 			return err
 		}
-		acts[i] = &action{row: nonNil(m.Row), mutType: typ, cells: cells}
+		acts[i] = &action{row: nonNil(m.Row), mutType: typ, cells: cells, attrs: m.attributes()}
 	}
 	if len(muts) == 1 {
 		return c.mutateOne(ctx, table, acts[0])
@@ -144,7 +231,7 @@ func (c *Client) mutateOne(ctx context.Context, table string, a *action) error {
 		if err != nil {
 			return err
 		}
-		mp, block := encodeMutation(a.row, a.mutType, a.cells, nil)
+		mp, block := encodeMutation(a, nil)
 		req := &pb.MutateRequest{Region: regionSpec(r.name), Mutation: mp}
 		var resp pb.MutateResponse
 		if _, err = c.rpc(ctx, r.addr, wire.ServiceClient, "Mutate", req, block, &resp); err == nil {
@@ -193,65 +280,23 @@ func firstErr(acts []*action) error {
 // expected (nil or empty: the column is absent or empty). It reports
 // whether the put was applied.
 func (c *Client) CheckAndPut(ctx context.Context, table string, row []byte, family string, qualifier, expected []byte, put Mutation) (bool, error) {
-	put.Row = row
 	if put.Family == "" {
 		put.Family = family
 	}
-	cells, typ, err := wireCells(put)
-	if err != nil {
-		return false, err
+	for _, cl := range put.Cells {
+		if cl.Type != 0 && cl.Type != wire.TypePut {
+			put.DeleteRow = true // not a put either way
+		}
 	}
-	if typ != pb.MutationProto_PUT {
+	if put.DeleteRow {
 		return false, errors.New("hbase: CheckAndPut needs a put")
 	}
-	// Inline form, as gohbase sends conditional mutations (§6.2).
-	mp := &pb.MutationProto{Row: nonNil(row), MutateType: pb.MutationProto_PUT.Enum()}
-	byFam := map[string]*pb.MutationProto_ColumnValue{}
-	for _, wc := range cells {
-		cv := byFam[string(wc.Family)]
-		if cv == nil {
-			cv = &pb.MutationProto_ColumnValue{Family: wc.Family}
-			byFam[string(wc.Family)] = cv
-			mp.ColumnValue = append(mp.ColumnValue, cv)
-		}
-		qv := &pb.MutationProto_ColumnValue_QualifierValue{Qualifier: nonNil(wc.Qualifier), Value: nonNil(wc.Value)}
-		if wc.Timestamp != wire.LatestTimestamp {
-			qv.Timestamp = proto.Uint64(wc.Timestamp)
-		}
-		cv.QualifierValue = append(cv.QualifierValue, qv)
-	}
-	cmp, err := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: expected}})
-	if err != nil {
-		return false, err
-	}
-	cond := &pb.Condition{
-		Row:         nonNil(row),
-		Family:      []byte(family),
-		Qualifier:   nonNil(qualifier),
-		CompareType: pb.CompareType_EQUAL.Enum(),
-		Comparator:  &pb.Comparator{Name: proto.String(binaryComparator), SerializedComparator: cmp},
-	}
-	rt := retrier{c: c}
-	for {
-		r, err := c.locate(ctx, table, row)
-		if err != nil {
-			return false, err
-		}
-		req := &pb.MutateRequest{Region: regionSpec(r.name), Mutation: mp, Condition: cond}
-		var resp pb.MutateResponse
-		if _, err = c.rpc(ctx, r.addr, wire.ServiceClient, "Mutate", req, nil, &resp); err == nil {
-			if resp.Processed == nil {
-				return false, errors.New("hbase: conditional Mutate response without processed")
-			}
-			return resp.GetProcessed(), nil
-		}
-		if err := rt.handle(ctx, err, r, r.addr, wire.ServiceClient); err != nil {
-			return false, err
-		}
-	}
+	return c.CheckAndMutate(ctx, table, CheckAndMutate{
+		Row:       row,
+		Condition: Condition{Family: family, Qualifier: qualifier, Op: Equal, Value: expected},
+		Mutations: []Mutation{put},
+	})
 }
-
-const binaryComparator = "org.apache.hadoop.hbase.filter.BinaryComparator"
 
 // action is one Get or mutation of a Multi batch.
 type action struct {
@@ -259,6 +304,7 @@ type action struct {
 	get     *pb.Get
 	mutType pb.MutationProto_MutationType
 	cells   []wire.Cell
+	attrs   []*pb.NameBytesPair
 
 	res Result
 	err error
@@ -379,7 +425,7 @@ func (c *Client) multiServer(ctx context.Context, addr string, acts []*action) {
 			if a.get != nil {
 				act.Get = a.get
 			} else {
-				act.Mutation, block = encodeMutation(a.row, a.mutType, a.cells, block)
+				act.Mutation, block = encodeMutation(a, block)
 			}
 			ra.Action = append(ra.Action, act)
 			idx[n] = a

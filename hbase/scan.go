@@ -13,74 +13,19 @@ import (
 	"commentbench/hbase/wire"
 )
 
-// CompareOp is a filter comparison: RowFilter{Less, v} keeps rows < v.
-type CompareOp int32
-
-// Comparison operators, numbered as HBase's CompareType.
-const (
-	Less           CompareOp = CompareOp(pb.CompareType_LESS)
-	LessOrEqual    CompareOp = CompareOp(pb.CompareType_LESS_OR_EQUAL)
-	Equal          CompareOp = CompareOp(pb.CompareType_EQUAL)
-	NotEqual       CompareOp = CompareOp(pb.CompareType_NOT_EQUAL)
-	GreaterOrEqual CompareOp = CompareOp(pb.CompareType_GREATER_OR_EQUAL)
-	Greater        CompareOp = CompareOp(pb.CompareType_GREATER)
-)
-
-// Filter is a server-side scan filter.
-type Filter interface{ isFilter() }
-
-// RowFilter keeps rows whose key compares to Value by Op (BinaryComparator).
-type RowFilter struct {
-	Op    CompareOp
-	Value []byte
-}
-
-// PrefixFilter keeps rows whose key starts with Prefix.
-type PrefixFilter struct{ Prefix []byte }
-
-func (RowFilter) isFilter()    {}
-func (PrefixFilter) isFilter() {}
-
-const filterPkg = "org.apache.hadoop.hbase.filter."
-
-func encodeFilter(f Filter) (*pb.Filter, error) {
-	var name string
-	var msg proto.Message
-	switch f := f.(type) {
-	case nil:
-		return nil, nil
-	case RowFilter:
-		cmp, err := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: f.Value}})
-		if err != nil {
-			return nil, err
-		}
-		name = "RowFilter"
-		msg = &pb.RowFilter{CompareFilter: &pb.CompareFilter{
-			CompareOp:  pb.CompareType(f.Op).Enum(),
-			Comparator: &pb.Comparator{Name: proto.String(binaryComparator), SerializedComparator: cmp},
-		}}
-	case PrefixFilter:
-		name = "PrefixFilter"
-		msg = &pb.PrefixFilter{Prefix: nonNil(f.Prefix)}
-	default:
-		return nil, errors.New("hbase: unsupported filter")
-	}
-	b, err := proto.Marshal(msg)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.Filter{Name: proto.String(filterPkg + name), SerializedFilter: b}, nil
-}
-
 // Scan describes a range scan. Forward scans cover [Start, Stop); reversed
 // ones go from Start (inclusive, empty = end of table) down to Stop
 // (exclusive). Limit > 0 caps the rows delivered; Caching is the rows asked
-// per RPC (default 1000); Family restricts the columns.
+// per RPC (default 1000). Family and Columns restrict the columns (none:
+// every family); MaxVersions (0: 1) and TimeRange select versions.
 type Scan struct {
 	Start, Stop []byte
 	Reversed    bool
 	Limit       int
 	Family      string
+	Columns     []Column
+	MaxVersions int
+	TimeRange   TimeRange
 	Filter      Filter
 	Caching     int
 }
@@ -237,15 +182,15 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.Filter, caching int, pos scanPos,
 	st *ScanStats, deliver func(Result) bool) (done bool, next scanPos, err error) {
 	s := &pb.Scan{
-		Column:        nil,
+		Column:        columnsProto(sc.Columns, sc.Family),
 		StartRow:      pos.key,
 		StopRow:       nonNil(sc.Stop),
-		TimeRange:     &pb.TimeRange{},
+		TimeRange:     sc.TimeRange.proto(),
 		MaxResultSize: proto.Uint64(scanMaxResultSize),
 		Filter:        filter,
 	}
-	if sc.Family != "" {
-		s.Column = []*pb.Column{{Family: []byte(sc.Family)}}
+	if sc.MaxVersions > 1 {
+		s.MaxVersions = proto.Uint32(uint32(sc.MaxVersions))
 	}
 	if sc.Reversed {
 		s.Reversed = proto.Bool(true)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"commentbench/hbase/pb"
 	"commentbench/hbase/wire"
@@ -17,7 +18,7 @@ import (
 type target struct {
 	meta   bool
 	reg    store.Region
-	family string
+	schema embedded.Schema
 }
 
 // region resolves a RegionSpecifier on node n: NotServingRegionException
@@ -38,11 +39,11 @@ func (cn *conn) region(spec *pb.RegionSpecifier) (target, error) {
 	if !ok || r.Server != cn.node.name || c.isDisabled(r.Table) {
 		return target{}, excf(wire.ExcNotServingRegion, "Region %s is not online on %s", name, cn.node.name)
 	}
-	fam, err := c.eng.Family(r.Table)
+	schema, err := c.eng.Schema(r.Table)
 	if err != nil {
 		return target{}, excf(wire.ExcNotServingRegion, "Region %s is not online on %s", name, cn.node.name)
 	}
-	return target{reg: r, family: fam}, nil
+	return target{reg: r, schema: schema}, nil
 }
 
 func (t target) checkRow(row []byte) error {
@@ -52,8 +53,14 @@ func (t target) checkRow(row []byte) error {
 	return nil
 }
 
-func noSuchFamily(fam []byte, t target) error {
-	return excf(wire.ExcNoSuchColumnFamily, "Column family %s does not exist in region %s", fam, t.reg.Name)
+// family checks that the table has family f, as HBase's checkFamily.
+func (t target) family(f []byte) error {
+	for _, s := range t.schema.Families {
+		if s.Name == string(f) {
+			return nil
+		}
+	}
+	return excf(wire.ExcNoSuchColumnFamily, "Column family %s does not exist in region %s in table %s", f, t.reg.Name, t.reg.Table)
 }
 
 // result encodes cells as a Result: into out (the response cellblock) when
@@ -81,31 +88,46 @@ func (cn *conn) result(cells []wire.Cell, out *[]byte) *pb.Result {
 
 // readSpec is what a Get or Scan selects within a row.
 type readSpec struct {
-	quals        map[string]bool // nil = every qualifier
+	fams []string // the families named; nil: every family
+	// quals maps a named family to the qualifiers read; a family mapped
+	// to nil reads all its columns.
+	quals        map[string]map[string]bool
 	maxVersions  int
 	minTs, maxTs int64
-	offset, lim  int // store_offset / store_limit; lim 0 = none
+	offset, lim  int // store_offset / store_limit, per family; lim 0 = none
+	filter       filter
 }
 
-func (c *Cluster) readSpec(t target, cols []*pb.Column, tr *pb.TimeRange, maxVersions, offset, limit uint32) (readSpec, error) {
-	rs := readSpec{maxVersions: 1, maxTs: math.MaxInt64, offset: int(offset), lim: int(limit)}
+// readSpec builds a Get's or Scan's selection. Every family named must
+// exist (NoSuchColumnFamilyException), whatever comes before it. As in
+// HBase, a whole-family column drops the qualifiers named for that family
+// before it, and a qualifier named after it narrows the family again.
+func (t target) readSpec(cols []*pb.Column, tr *pb.TimeRange, maxVersions, offset, limit uint32, f *pb.Filter) (readSpec, error) {
+	rs := readSpec{maxVersions: max(int(maxVersions), 1), maxTs: math.MaxInt64, offset: int(offset), lim: int(limit)}
 	for _, col := range cols {
-		if string(col.GetFamily()) != t.family {
-			return rs, noSuchFamily(col.GetFamily(), t)
-		}
-		if len(col.GetQualifier()) == 0 {
-			rs.quals = nil
-			break
+		fam := col.GetFamily()
+		if err := t.family(fam); err != nil {
+			return rs, err
 		}
 		if rs.quals == nil {
-			rs.quals = map[string]bool{}
+			rs.quals = map[string]map[string]bool{}
+		}
+		name := string(fam)
+		if _, seen := rs.quals[name]; !seen {
+			rs.fams = append(rs.fams, name)
+		}
+		if len(col.GetQualifier()) == 0 {
+			rs.quals[name] = nil
+			continue
+		}
+		qs := rs.quals[name]
+		if qs == nil {
+			qs = map[string]bool{}
+			rs.quals[name] = qs
 		}
 		for _, q := range col.GetQualifier() {
-			rs.quals[string(q)] = true
+			qs[string(q)] = true
 		}
-	}
-	if maxVersions > 1 {
-		rs.maxVersions = min(int(maxVersions), c.maxVersions(t.reg.Table))
 	}
 	if tr != nil {
 		if tr.From != nil {
@@ -118,28 +140,51 @@ func (c *Cluster) readSpec(t target, cols []*pb.Column, tr *pb.TimeRange, maxVer
 			return rs, excf(wire.ExcDoNotRetryIO, "bad time range [%d, %d)", rs.minTs, rs.maxTs)
 		}
 	}
-	return rs, nil
+	var err error
+	rs.filter, err = parseFilter(f)
+	return rs, err
 }
 
-// cells turns an engine row into the cells rs selects.
-func (rs readSpec) cells(row store.Row, family string) []wire.Cell {
-	var out []wire.Cell
-	skipped := 0
+// engineRead is the engine read behind rs: the families, versions and
+// time range (each family's VERSIONS caps the versions in the engine).
+func (rs readSpec) engineRead() embedded.Read {
+	return embedded.Read{Families: rs.fams, MaxVersions: rs.maxVersions, MinTs: rs.minTs, MaxTs: rs.maxTs}
+}
+
+// selectCells turns an engine row into the wire cells of the columns rs
+// names.
+func (rs readSpec) selectCells(row embedded.Row) []wire.Cell {
+	out := make([]wire.Cell, 0, len(row.Cells))
 	for _, cl := range row.Cells {
-		if rs.quals != nil && !rs.quals[string(cl.Qualifier)] {
+		if qs := rs.quals[cl.Family]; qs != nil && !qs[string(cl.Qualifier)] {
 			continue
-		}
-		if skipped < rs.offset {
-			skipped++
-			continue
-		}
-		if rs.lim > 0 && len(out) >= rs.lim {
-			break
 		}
 		out = append(out, wire.Cell{
-			Row: row.Key, Family: []byte(family), Qualifier: cl.Qualifier, Value: cl.Value,
+			Row: row.Key, Family: []byte(cl.Family), Qualifier: cl.Qualifier, Value: cl.Value,
 			Timestamp: uint64(cl.Timestamp), Type: wire.TypePut,
 		})
+	}
+	return out
+}
+
+// limitCells applies store_offset and store_limit, which count the cells
+// of each family apart.
+func (rs readSpec) limitCells(cells []wire.Cell) []wire.Cell {
+	if rs.offset == 0 && rs.lim == 0 {
+		return cells
+	}
+	var out []wire.Cell
+	var fam []byte
+	n := 0
+	for _, cl := range cells {
+		if !bytes.Equal(cl.Family, fam) {
+			fam, n = cl.Family, 0
+		}
+		n++
+		if n <= rs.offset || (rs.lim > 0 && n > rs.offset+rs.lim) {
+			continue
+		}
+		out = append(out, cl)
 	}
 	return out
 }
@@ -164,8 +209,8 @@ func (cn *conn) get(param []byte) (proto.Message, []byte, error) {
 // doGet answers one Get; cells go to out only on success.
 func (cn *conn) doGet(t target, g *pb.Get, out *[]byte) (*pb.Result, error) {
 	c := cn.c
-	if g.GetClosestRowBefore() || g.Filter != nil {
-		return nil, excf(wire.ExcDoNotRetryIO, "Get with closest_row_before or a filter is not supported")
+	if g.GetClosestRowBefore() {
+		return nil, excf(wire.ExcDoNotRetryIO, "Get with closest_row_before is not supported")
 	}
 	if t.meta {
 		return cn.metaGet(g, out)
@@ -173,15 +218,15 @@ func (cn *conn) doGet(t target, g *pb.Get, out *[]byte) (*pb.Result, error) {
 	if err := t.checkRow(g.GetRow()); err != nil {
 		return nil, err
 	}
-	rs, err := c.readSpec(t, g.GetColumn(), g.GetTimeRange(), g.GetMaxVersions(), g.GetStoreOffset(), g.GetStoreLimit())
+	rs, err := t.readSpec(g.GetColumn(), g.GetTimeRange(), g.GetMaxVersions(), g.GetStoreOffset(), g.GetStoreLimit(), g.GetFilter())
 	if err != nil {
 		return nil, err
 	}
-	row, err := c.eng.GetVersions(c.ctx, t.reg.Table, g.GetRow(), rs.maxVersions, rs.minTs, rs.maxTs)
+	row, err := c.eng.GetRow(c.ctx, t.reg.Table, g.GetRow(), rs.engineRead())
 	if err != nil {
 		return nil, err
 	}
-	cells := rs.cells(row, t.family)
+	cells := rs.limitCells(applyFilter(rs.filter, g.GetRow(), rs.selectCells(row)))
 	if g.GetExistenceOnly() {
 		return &pb.Result{Exists: proto.Bool(len(cells) > 0)}, nil
 	}
@@ -203,7 +248,7 @@ func (cn *conn) mutate(param, cellblock []byte) (proto.Message, []byte, error) {
 		return nil, nil, excf(wire.ExcDoNotRetryIO, "malformed request cellblock")
 	}
 	if cond := req.GetCondition(); cond != nil {
-		ok, err := cn.c.checkAndPut(t, cond, m, cells)
+		ok, err := cn.c.checkAndMutate(t, cond, []*pb.MutationProto{m}, [][]wire.Cell{cells})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -277,25 +322,109 @@ func engineTs(ts uint64) int64 {
 	return int64(ts)
 }
 
-// putCells converts a Put's cells for the engine.
-func putCells(t target, cells []wire.Cell) ([]store.Cell, error) {
+// ttlAttribute is the mutation attribute HBase's Mutation.setTTL sets: the
+// cells' time to live in ms, as an 8-byte big-endian long.
+const ttlAttribute = "_ttl"
+
+// cellTTL reads a mutation's TTL attribute; 0 means none (HBase's
+// Long.MAX_VALUE, "no TTL", too).
+func cellTTL(m *pb.MutationProto) (int64, error) {
+	for _, a := range m.GetAttribute() {
+		if a.GetName() != ttlAttribute {
+			continue
+		}
+		if len(a.GetValue()) != 8 {
+			return 0, excf(wire.ExcDoNotRetryIO, "%s attribute of %d bytes, want 8", ttlAttribute, len(a.GetValue()))
+		}
+		ttl := int64(binary.BigEndian.Uint64(a.GetValue()))
+		if ttl == math.MaxInt64 {
+			return 0, nil
+		}
+		if ttl <= 0 {
+			return 0, excf(wire.ExcDoNotRetryIO, "%s of %d ms", ttlAttribute, ttl)
+		}
+		return ttl, nil
+	}
+	return 0, nil
+}
+
+// rowMutation converts a Put or a Delete for the engine.
+func (t target) rowMutation(m *pb.MutationProto, block []wire.Cell) (embedded.RowMutation, error) {
+	cells, err := mutationCells(m, block)
+	if err != nil {
+		return embedded.RowMutation{}, err
+	}
+	switch m.GetMutateType() {
+	case pb.MutationProto_PUT:
+		return t.putMutation(m, cells)
+	case pb.MutationProto_DELETE:
+		return t.deleteMutation(m, cells)
+	}
+	return embedded.RowMutation{}, excf(wire.ExcDoNotRetryIO, "mutation type %v is not supported here", m.GetMutateType())
+}
+
+func (t target) putMutation(m *pb.MutationProto, cells []wire.Cell) (embedded.RowMutation, error) {
 	if len(cells) == 0 {
-		return nil, excf(wire.ExcDoNotRetryIO, "No columns to put")
+		return embedded.RowMutation{}, excf(wire.ExcDoNotRetryIO, "No columns to put")
 	}
-	out := make([]store.Cell, len(cells))
-	for i, cl := range cells {
+	ttl, err := cellTTL(m)
+	if err != nil {
+		return embedded.RowMutation{}, err
+	}
+	var rm embedded.RowMutation
+	for _, cl := range cells {
 		if cl.Type != wire.TypePut {
-			return nil, excf(wire.ExcDoNotRetryIO, "cell of type %d in a Put", cl.Type)
+			return rm, excf(wire.ExcDoNotRetryIO, "cell of type %d in a Put", cl.Type)
 		}
-		if string(cl.Family) != t.family {
-			return nil, noSuchFamily(cl.Family, t)
+		if err := t.family(cl.Family); err != nil {
+			return rm, err
 		}
-		out[i] = store.Cell{Qualifier: cl.Qualifier, Value: cl.Value, Timestamp: engineTs(cl.Timestamp)}
-		if out[i].Value == nil {
-			out[i].Value = []byte{}
+		v := cl.Value
+		if v == nil {
+			v = []byte{}
 		}
+		rm.Puts = append(rm.Puts, embedded.Put{
+			Family: string(cl.Family), Qualifier: cl.Qualifier, Value: v, Timestamp: engineTs(cl.Timestamp), TTL: ttl,
+		})
 	}
-	return out, nil
+	return rm, nil
+}
+
+// deleteMutation converts a Delete (§8.2; cell types 8, 10, 12 and 14,
+// LATEST as engine timestamp 0). No cells deletes the whole row: a
+// DeleteFamily on every family at the mutation's timestamp.
+func (t target) deleteMutation(m *pb.MutationProto, cells []wire.Cell) (embedded.RowMutation, error) {
+	var rm embedded.RowMutation
+	if len(cells) == 0 {
+		ts := int64(0)
+		if m.Timestamp != nil {
+			ts = engineTs(m.GetTimestamp())
+		}
+		for _, f := range t.schema.Families {
+			rm.Deletes = append(rm.Deletes, embedded.DeleteMarker{Kind: embedded.DeleteFamily, Family: f.Name, Timestamp: ts})
+		}
+		return rm, nil
+	}
+	for _, cl := range cells {
+		if err := t.family(cl.Family); err != nil {
+			return rm, err
+		}
+		d := embedded.DeleteMarker{Family: string(cl.Family), Qualifier: cl.Qualifier, Timestamp: engineTs(cl.Timestamp)}
+		switch cl.Type {
+		case wire.TypeDelete:
+			d.Kind = embedded.DeleteVersion
+		case wire.TypeDeleteColumn:
+			d.Kind = embedded.DeleteColumn
+		case wire.TypeDeleteFamilyVersion:
+			d.Kind = embedded.DeleteFamilyVersion
+		case wire.TypeDeleteFamily:
+			d.Kind = embedded.DeleteFamily
+		default:
+			return rm, excf(wire.ExcDoNotRetryIO, "cell of type %d in a Delete", cl.Type)
+		}
+		rm.Deletes = append(rm.Deletes, d)
+	}
+	return rm, nil
 }
 
 // apply runs a Put, Delete, Increment or Append on a user region. It
@@ -308,178 +437,97 @@ func (c *Cluster) apply(t target, m *pb.MutationProto, block []wire.Cell) ([]wir
 	if err := t.checkRow(row); err != nil {
 		return nil, err
 	}
-	cells, err := mutationCells(m, block)
+	switch m.GetMutateType() {
+	case pb.MutationProto_INCREMENT, pb.MutationProto_APPEND:
+		cells, err := mutationCells(m, block)
+		if err != nil {
+			return nil, err
+		}
+		return c.readModifyWrite(t, m, cells)
+	}
+	rm, err := t.rowMutation(m, block)
 	if err != nil {
 		return nil, err
 	}
-	switch m.GetMutateType() {
-	case pb.MutationProto_PUT:
-		sc, err := putCells(t, cells)
-		if err != nil {
-			return nil, err
-		}
-		return nil, c.eng.Mutate(c.ctx, t.reg.Table, store.Put(row, sc...))
-	case pb.MutationProto_DELETE:
-		if len(cells) == 0 {
-			ts := int64(0)
-			if m.Timestamp != nil {
-				ts = engineTs(m.GetTimestamp())
-			}
-			return nil, c.eng.DeleteRowAt(c.ctx, t.reg.Table, row, ts)
-		}
-		marks, err := deleteMarkers(t, cells)
-		if err != nil {
-			return nil, err
-		}
-		return nil, c.eng.DeleteCells(c.ctx, t.reg.Table, row, marks...)
-	case pb.MutationProto_INCREMENT, pb.MutationProto_APPEND:
-		return c.readModifyWrite(t, row, m.GetMutateType() == pb.MutationProto_INCREMENT, cells)
-	default:
-		return nil, excf(wire.ExcDoNotRetryIO, "mutation type %v is not supported", m.GetMutateType())
-	}
+	return nil, c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(embedded.RowReader, int64) ([]embedded.RowMutation, error) {
+		return []embedded.RowMutation{rm}, nil
+	})
 }
 
-// deleteMarkers converts a Delete's cells (§8.2; cell types 8, 10, 12 and
-// 14, LATEST as engine timestamp 0) for the engine.
-func deleteMarkers(t target, cells []wire.Cell) ([]embedded.DeleteMarker, error) {
-	marks := make([]embedded.DeleteMarker, len(cells))
-	for i, cl := range cells {
-		if string(cl.Family) != t.family {
-			return nil, noSuchFamily(cl.Family, t)
-		}
-		m := embedded.DeleteMarker{Qualifier: cl.Qualifier, Timestamp: engineTs(cl.Timestamp)}
-		switch cl.Type {
-		case wire.TypeDelete:
-			m.Kind = embedded.DeleteVersion
-		case wire.TypeDeleteColumn:
-			m.Kind = embedded.DeleteColumn
-		case wire.TypeDeleteFamilyVersion:
-			m.Kind = embedded.DeleteFamilyVersion
-		case wire.TypeDeleteFamily:
-			m.Kind = embedded.DeleteFamily
-		default:
-			return nil, excf(wire.ExcDoNotRetryIO, "cell of type %d in a Delete", cl.Type)
-		}
-		marks[i] = m
-	}
-	return marks, nil
-}
-
-// readModifyWrite runs an Increment or Append (§8.3), column by column,
-// each as a compare-and-set on the engine so concurrent ones never lose an
-// update. The new cell's timestamp is max(now, previous ts + 1).
-func (c *Cluster) readModifyWrite(t target, row []byte, increment bool, cells []wire.Cell) ([]wire.Cell, error) {
+// readModifyWrite runs an Increment or Append (§8.3) on the row under its
+// lock. Each new cell's timestamp is max(now, previous ts + 1).
+func (c *Cluster) readModifyWrite(t target, m *pb.MutationProto, cells []wire.Cell) ([]wire.Cell, error) {
+	increment := m.GetMutateType() == pb.MutationProto_INCREMENT
 	if len(cells) == 0 {
 		return nil, excf(wire.ExcDoNotRetryIO, "No columns to update")
 	}
-	var out []wire.Cell
+	ttl, err := cellTTL(m)
+	if err != nil {
+		return nil, err
+	}
+	var fams []string
 	for _, cl := range cells {
 		if cl.Type != wire.TypePut {
 			return nil, excf(wire.ExcDoNotRetryIO, "cell of type %d in an Increment/Append", cl.Type)
 		}
-		if string(cl.Family) != t.family {
-			return nil, noSuchFamily(cl.Family, t)
+		if err := t.family(cl.Family); err != nil {
+			return nil, err
 		}
 		if increment && len(cl.Value) != 8 {
 			return nil, excf(wire.ExcDoNotRetryIO, "increment delta must be 8 bytes, got %d", len(cl.Value))
 		}
-		done := false
-		for attempt := 0; attempt < 1000 && !done; attempt++ {
-			cur, err := c.eng.GetVersions(c.ctx, t.reg.Table, row, 1, 0, math.MaxInt64)
+		if !slices.Contains(fams, string(cl.Family)) {
+			fams = append(fams, string(cl.Family))
+		}
+	}
+	row := m.GetRow()
+	var out []wire.Cell
+	err = c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(read embedded.RowReader, now int64) ([]embedded.RowMutation, error) {
+		cur, err := read(embedded.Read{Families: fams})
+		if err != nil {
+			return nil, err
+		}
+		var rm embedded.RowMutation
+		for _, cl := range cells {
+			nv, prevTs, err := updated(cur, cl, increment)
 			if err != nil {
 				return nil, err
 			}
-			var old []byte
-			prevTs := int64(-1)
-			for _, x := range cur.Cells {
-				if bytes.Equal(x.Qualifier, cl.Qualifier) {
-					old, prevTs = x.Value, x.Timestamp
-					break
-				}
-			}
-			var nv []byte
-			if increment {
-				base := int64(0)
-				if prevTs >= 0 {
-					if len(old) != 8 {
-						return nil, excf(wire.ExcDoNotRetryIO, "Field is not a long, it's %d bytes wide", len(old))
-					}
-					base = int64(binary.BigEndian.Uint64(old))
-				}
-				nv = binary.BigEndian.AppendUint64(nil, uint64(base+int64(binary.BigEndian.Uint64(cl.Value))))
-			} else {
-				nv = append(bytes.Clone(old), cl.Value...)
-				if nv == nil {
-					nv = []byte{}
-				}
-			}
-			ts := max(c.eng.Now(), prevTs+1)
-			var ok bool
-			ok, err = c.eng.CheckAndPut(c.ctx, t.reg.Table, row, cl.Qualifier, old, store.Cell{Qualifier: cl.Qualifier, Value: nv, Timestamp: ts})
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				done = true
-				out = append(out, wire.Cell{Row: row, Family: cl.Family, Qualifier: cl.Qualifier, Value: nv, Timestamp: uint64(ts), Type: wire.TypePut})
-			}
+			ts := max(now, prevTs+1)
+			rm.Puts = append(rm.Puts, embedded.Put{Family: string(cl.Family), Qualifier: cl.Qualifier, Value: nv, Timestamp: ts, TTL: ttl})
+			out = append(out, wire.Cell{Row: row, Family: cl.Family, Qualifier: cl.Qualifier, Value: nv, Timestamp: uint64(ts), Type: wire.TypePut})
 		}
-		if !done {
-			return nil, excf(wire.ExcRegionTooBusy, "too much contention on row %q", row)
-		}
+		return []embedded.RowMutation{rm}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// checkAndPut runs a conditional Put: BinaryComparator with EQUAL only,
-// where an empty expected value means "absent or empty" (§8.4).
-func (c *Cluster) checkAndPut(t target, cond *pb.Condition, m *pb.MutationProto, block []wire.Cell) (bool, error) {
-	if t.meta {
-		return false, excf(wire.ExcDoNotRetryIO, "hbase:meta is read-only here")
+// updated is the new value of an Increment's or Append's column, and the
+// timestamp of the value it replaces (-1 if none).
+func updated(cur embedded.Row, cl wire.Cell, increment bool) ([]byte, int64, error) {
+	old, ok := cur.Cell(string(cl.Family), cl.Qualifier)
+	prevTs := int64(-1)
+	if ok {
+		prevTs = old.Timestamp
 	}
-	row := m.GetRow()
-	if !bytes.Equal(cond.GetRow(), row) {
-		return false, excf(wire.ExcDoNotRetryIO, "condition row %q differs from mutation row %q", cond.GetRow(), row)
+	if !increment {
+		nv := append(bytes.Clone(old.Value), cl.Value...)
+		if nv == nil {
+			nv = []byte{}
+		}
+		return nv, prevTs, nil
 	}
-	if err := t.checkRow(row); err != nil {
-		return false, err
+	base := int64(0)
+	if ok {
+		if len(old.Value) != 8 {
+			return nil, 0, excf(wire.ExcDoNotRetryIO, "Field is not a long, it's %d bytes wide", len(old.Value))
+		}
+		base = int64(binary.BigEndian.Uint64(old.Value))
 	}
-	if string(cond.GetFamily()) != t.family {
-		return false, noSuchFamily(cond.GetFamily(), t)
-	}
-	if cond.GetCompareType() != pb.CompareType_EQUAL || cond.Filter != nil || cond.TimeRange != nil {
-		return false, excf(wire.ExcDoNotRetryIO, "only EQUAL conditions without filter or time range are supported")
-	}
-	expected, err := binaryComparator(cond.GetComparator())
-	if err != nil {
-		return false, err
-	}
-	if m.GetMutateType() != pb.MutationProto_PUT {
-		return false, excf(wire.ExcDoNotRetryIO, "conditional %v is not supported", m.GetMutateType())
-	}
-	cells, err := mutationCells(m, block)
-	if err != nil {
-		return false, err
-	}
-	sc, err := putCells(t, cells)
-	if err != nil {
-		return false, err
-	}
-	return c.eng.CheckAndPut(c.ctx, t.reg.Table, row, cond.GetQualifier(), expected, sc...)
-}
-
-const binaryComparatorClass = "org.apache.hadoop.hbase.filter.BinaryComparator"
-
-// binaryComparator extracts the value of a BinaryComparator.
-func binaryComparator(cmp *pb.Comparator) ([]byte, error) {
-	if cmp.GetName() != binaryComparatorClass {
-		return nil, excf(wire.ExcDoNotRetryIO, "comparator %q is not supported", cmp.GetName())
-	}
-	bc := &pb.BinaryComparator{}
-	if err := proto.Unmarshal(cmp.GetSerializedComparator(), bc); err != nil {
-		return nil, excf(wire.ExcDoNotRetryIO, "bad BinaryComparator: %v", err)
-	}
-	return bc.GetComparable().GetValue(), nil
+	return binary.BigEndian.AppendUint64(nil, uint64(base+int64(binary.BigEndian.Uint64(cl.Value)))), prevTs, nil
 }
 
 func (cn *conn) multi(param, cellblock []byte) (proto.Message, []byte, error) {
@@ -487,11 +535,40 @@ func (cn *conn) multi(param, cellblock []byte) (proto.Message, []byte, error) {
 	if err := decode(param, req); err != nil {
 		return nil, nil, err
 	}
-	if req.Condition != nil {
-		return nil, nil, excf(wire.ExcDoNotRetryIO, "conditional Multi is not supported")
+	actCells, err := splitCellblock(req, cellblock)
+	if err != nil {
+		return nil, nil, err
 	}
-	// Split the request cellblock among mutations first: a failed region
-	// must still skip its cells.
+	resp := &pb.MultiResponse{}
+	var out []byte
+	for i, ra := range req.GetRegionAction() {
+		rar := &pb.RegionActionResult{}
+		resp.RegionActionResult = append(resp.RegionActionResult, rar)
+		t, err := cn.region(ra.GetRegion())
+		if err != nil {
+			rar.Exception = nameBytes(err)
+			continue
+		}
+		// Before HBase 2.4 the condition of an atomic RegionAction rode
+		// on the MultiRequest; 2.4 moved it into the RegionAction.
+		cond := ra.GetCondition()
+		if cond == nil && ra.GetAtomic() {
+			cond = req.GetCondition()
+		}
+		if cond != nil || ra.GetAtomic() {
+			cn.atomicRegionAction(t, ra, actCells[i], cond, rar, resp)
+			continue
+		}
+		for j, a := range ra.GetAction() {
+			rar.ResultOrException = append(rar.ResultOrException, cn.action(t, a, actCells[i][j], &out))
+		}
+	}
+	return resp, out, nil
+}
+
+// splitCellblock hands each mutation its cells, first of all: a failed
+// region must still skip its cells.
+func splitCellblock(req *pb.MultiRequest, cellblock []byte) ([][][]wire.Cell, error) {
 	rest := cellblock
 	actCells := make([][][]wire.Cell, len(req.GetRegionAction()))
 	for i, ra := range req.GetRegionAction() {
@@ -500,51 +577,111 @@ func (cn *conn) multi(param, cellblock []byte) (proto.Message, []byte, error) {
 			if n := a.GetMutation().GetAssociatedCellCount(); n > 0 {
 				var err error
 				if actCells[i][j], rest, err = wire.ReadCells(rest, int(n)); err != nil {
-					return nil, nil, excf(wire.ExcDoNotRetryIO, "malformed request cellblock: %v", err)
+					return nil, excf(wire.ExcDoNotRetryIO, "malformed request cellblock: %v", err)
 				}
 			}
 		}
 	}
 	if len(rest) != 0 {
-		return nil, nil, excf(wire.ExcDoNotRetryIO, "%d unclaimed bytes in the request cellblock", len(rest))
+		return nil, excf(wire.ExcDoNotRetryIO, "%d unclaimed bytes in the request cellblock", len(rest))
 	}
-	resp := &pb.MultiResponse{}
-	var out []byte
-	for i, ra := range req.GetRegionAction() {
-		rar := &pb.RegionActionResult{}
-		resp.RegionActionResult = append(resp.RegionActionResult, rar)
-		t, err := cn.region(ra.GetRegion())
-		if err == nil && ra.GetAtomic() {
-			err = excf(wire.ExcDoNotRetryIO, "atomic RegionActions are not supported")
-		}
-		if err != nil {
-			rar.Exception = nameBytes(err)
-			continue
-		}
-		for j, a := range ra.GetAction() {
-			roe := &pb.ResultOrException{Index: proto.Uint32(a.GetIndex())}
-			var res *pb.Result
-			switch {
-			case a.Get != nil:
-				res, err = cn.doGet(t, a.Get, &out)
-			case a.Mutation != nil:
-				var newCells []wire.Cell
-				if newCells, err = cn.c.apply(t, a.Mutation, actCells[i][j]); err == nil {
-					res = &pb.Result{}
-					if newCells != nil {
-						res = cn.result(newCells, &out)
-					}
-				}
-			default:
-				err = excf(wire.ExcDoNotRetryIO, "action %d has neither get nor mutation", a.GetIndex())
+	return actCells, nil
+}
+
+// action answers one action of a plain RegionAction.
+func (cn *conn) action(t target, a *pb.Action, cells []wire.Cell, out *[]byte) *pb.ResultOrException {
+	roe := &pb.ResultOrException{Index: proto.Uint32(a.GetIndex())}
+	var res *pb.Result
+	var err error
+	switch {
+	case a.Get != nil:
+		res, err = cn.doGet(t, a.Get, out)
+	case a.Mutation != nil:
+		var newCells []wire.Cell
+		if newCells, err = cn.c.apply(t, a.Mutation, cells); err == nil {
+			res = &pb.Result{}
+			if newCells != nil {
+				res = cn.result(newCells, out)
 			}
-			if err != nil {
-				roe.Exception = nameBytes(err)
-			} else {
-				roe.Result = res
-			}
-			rar.ResultOrException = append(rar.ResultOrException, roe)
+		}
+	default:
+		err = excf(wire.ExcDoNotRetryIO, "action %d has neither get nor mutation", a.GetIndex())
+	}
+	if err != nil {
+		roe.Exception = nameBytes(err)
+	} else {
+		roe.Result = res
+	}
+	return roe
+}
+
+// atomicRegionAction runs a RegionAction whose mutations apply together or
+// not at all (HBase's RowMutations), under a condition when it has one.
+// Every action is answered with an empty Result; a condition's outcome
+// goes in processed, of the RegionActionResult (HBase 2.4+) and of the
+// MultiResponse (before).
+func (cn *conn) atomicRegionAction(t target, ra *pb.RegionAction, cells [][]wire.Cell, cond *pb.Condition, rar *pb.RegionActionResult, resp *pb.MultiResponse) {
+	muts := make([]*pb.MutationProto, len(ra.GetAction()))
+	for j, a := range ra.GetAction() {
+		if a.Mutation == nil {
+			rar.Exception = nameBytes(excf(wire.ExcDoNotRetryIO, "an atomic RegionAction holds action %d that is no mutation", a.GetIndex()))
+			return
+		}
+		muts[j] = a.Mutation
+	}
+	var processed bool
+	var err error
+	if cond != nil {
+		processed, err = cn.c.checkAndMutate(t, cond, muts, cells)
+	} else {
+		err = cn.c.mutateRow(t, muts, cells)
+	}
+	if err != nil {
+		rar.Exception = nameBytes(err)
+		return
+	}
+	for _, a := range ra.GetAction() {
+		rar.ResultOrException = append(rar.ResultOrException, &pb.ResultOrException{Index: proto.Uint32(a.GetIndex()), Result: &pb.Result{}})
+	}
+	if cond != nil {
+		rar.Processed = proto.Bool(processed)
+		resp.Processed = proto.Bool(processed)
+	}
+}
+
+// rowMutations converts the Puts and Deletes of one row, all of which
+// must name that row.
+func (t target) rowMutations(row []byte, muts []*pb.MutationProto, cells [][]wire.Cell) ([]embedded.RowMutation, error) {
+	if t.meta {
+		return nil, excf(wire.ExcDoNotRetryIO, "hbase:meta is read-only here")
+	}
+	if err := t.checkRow(row); err != nil {
+		return nil, err
+	}
+	out := make([]embedded.RowMutation, len(muts))
+	for i, m := range muts {
+		if !bytes.Equal(m.GetRow(), row) {
+			return nil, excf(wire.ExcDoNotRetryIO, "Action's getRow must match: mutation row %q, expected %q", m.GetRow(), row)
+		}
+		var err error
+		if out[i], err = t.rowMutation(m, cells[i]); err != nil {
+			return nil, err
 		}
 	}
-	return resp, out, nil
+	return out, nil
+}
+
+// mutateRow applies several mutations of one row atomically.
+func (c *Cluster) mutateRow(t target, muts []*pb.MutationProto, cells [][]wire.Cell) error {
+	if len(muts) == 0 {
+		return nil
+	}
+	row := muts[0].GetRow()
+	rms, err := t.rowMutations(row, muts, cells)
+	if err != nil {
+		return err
+	}
+	return c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(embedded.RowReader, int64) ([]embedded.RowMutation, error) {
+		return rms, nil
+	})
 }

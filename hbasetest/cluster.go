@@ -4,11 +4,15 @@
 // engine's tables and regions.
 //
 // It owns the server side of the protocol: connections, services, exceptions,
-// hbase:meta computed live from the engine's regions, ClientService on user
-// regions, MasterService admin procedures, the ClientMetaService registry and
-// fault injection (failing calls, latency, killed servers). It must not own
-// the data: every row and region lives in the engine, so what a client sees
-// through the wire and what a test reads from the engine never disagree.
+// hbase:meta computed live from the engine's regions, hbase:namespace,
+// ClientService on user regions (every column family, server-side filters,
+// check-and-mutate, cell TTLs, scan metrics as HBase counts them),
+// MasterService (table procedures, snapshots, cluster status, region moves,
+// the balancer switch, replication peers), the ClientMetaService registry
+// and fault injection (failing calls, latency, killed servers, moves). It
+// must not own the data: every row and region lives in the engine, so what
+// a client sees through the wire and what a test reads from the engine
+// never disagree. cmd/minicluster runs it as a process of its own.
 package hbasetest
 
 import (
@@ -80,7 +84,6 @@ type Cluster struct {
 	mu        sync.Mutex // guards the fields below
 	metaHost  string     // server hosting hbase:meta,,1
 	disabled  map[string]bool
-	versions  map[string]int // VERSIONS per table created through the master
 	procs     map[uint64]*pb.GetProcedureResultResponse
 	nextProc  uint64
 	failN     int
@@ -88,6 +91,7 @@ type Cluster struct {
 	calls     map[string]int64
 	scanners  map[uint64]*scanner
 	nextScan  uint64
+	peers     []ReplicationPeer
 	closed    bool
 
 	zk *publisher // nil unless PublishZooKeeper was called
@@ -110,7 +114,6 @@ func Start(o Options) (*Cluster, error) {
 		stop:     stop,
 		byName:   map[string]*node{},
 		disabled: map[string]bool{},
-		versions: map[string]int{},
 		procs:    map[uint64]*pb.GetProcedureResultResponse{},
 		calls:    map[string]int64{},
 		scanners: map[uint64]*scanner{},
@@ -144,6 +147,10 @@ func Start(o Options) (*Cluster, error) {
 		return nil, errors.New("hbasetest: engine has no servers")
 	}
 	c.metaHost = c.servers[0].name
+	if err := c.ensureNamespaceTable(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	for _, n := range c.byName {
 		c.wg.Add(1)
 		go c.accept(n)
@@ -380,15 +387,6 @@ func (c *Cluster) isDisabled(table string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.disabled[table]
-}
-
-func (c *Cluster) maxVersions(table string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok := c.versions[table]; ok {
-		return v
-	}
-	return 1
 }
 
 func (c *Cluster) addrOf(server string) (string, uint64) {

@@ -280,7 +280,7 @@ func TestPutGetCheckAndPutDelete(t *testing.T) {
 
 func TestWrongRegionAndVersions(t *testing.T) {
 	c, eng := newCluster(t, 1)
-	rs := createTable(t, eng, "t", "m")
+	rs := createVersioned(t, eng, "t", 3, "m")
 	cl := rsClient(t, c, rs[0].Server, true)
 	req, block := putReq(rs[0].Name, "zz", "a", "1")
 	_, exc := cl.call("Mutate", req, block, &pb.MutateResponse{})
@@ -288,8 +288,8 @@ func TestWrongRegionAndVersions(t *testing.T) {
 	_, exc = cl.call("Get", getReq(rs[1].Name, "a"), nil, &pb.GetResponse{})
 	wantExc(t, exc, wire.ExcWrongRegion)
 
-	// Explicit timestamps, max_versions capped by the table's VERSIONS
-	// (1 for a table made outside the master), time ranges.
+	// Explicit timestamps, max_versions capped by the family's VERSIONS
+	// (3 here), time ranges.
 	for _, ts := range []uint64{10, 20, 30} {
 		req, _ := putReq(rs[0].Name, "c")
 		req.Mutation.AssociatedCellCount = nil
@@ -298,9 +298,6 @@ func TestWrongRegionAndVersions(t *testing.T) {
 			QualifierValue: []*pb.MutationProto_ColumnValue_QualifierValue{{Qualifier: []byte("q"), Value: []byte{byte(ts)}}}}}
 		cl.mustCall("Mutate", req, nil, &pb.MutateResponse{})
 	}
-	c.mu.Lock()
-	c.versions["t"] = 3
-	c.mu.Unlock()
 	g := getReq(rs[0].Name, "c")
 	g.Get.MaxVersions = proto.Uint32(5)
 	g.Get.TimeRange = &pb.TimeRange{From: proto.Uint64(0), To: proto.Uint64(30)}

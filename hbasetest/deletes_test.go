@@ -64,11 +64,8 @@ func versionsScan(t *testing.T, cl *client, region string) string {
 
 func TestDeleteTypes(t *testing.T) {
 	c, eng := newCluster(t, 1)
-	rs := createTable(t, eng, "t")
+	rs := createVersioned(t, eng, "t", 10)
 	reg := rs[0].Name
-	c.mu.Lock()
-	c.versions["t"] = 10
-	c.mu.Unlock()
 	cl := rsClient(t, c, rs[0].Server, true)
 	plain := rsClient(t, c, rs[0].Server, false)
 	var cells []wire.Cell

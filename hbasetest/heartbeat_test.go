@@ -14,7 +14,7 @@ func rowFilter(op pb.CompareType, v string) *pb.Filter {
 	bc, _ := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: []byte(v)}})
 	rf, _ := proto.Marshal(&pb.RowFilter{CompareFilter: &pb.CompareFilter{CompareOp: op.Enum(),
 		Comparator: &pb.Comparator{Name: proto.String(binaryComparatorClass), SerializedComparator: bc}}})
-	return &pb.Filter{Name: proto.String(rowFilterClass), SerializedFilter: rf}
+	return &pb.Filter{Name: proto.String(filterPkg + "RowFilter"), SerializedFilter: rf}
 }
 
 // scanAll runs a scan on one region to its end by raw frames and returns

@@ -37,11 +37,19 @@ func newCluster(t *testing.T, servers int) (*Cluster, *embedded.Engine) {
 
 func createTable(t *testing.T, eng *embedded.Engine, name string, splits ...string) []store.Region {
 	t.Helper()
+	return createVersioned(t, eng, name, 0, splits...)
+}
+
+// createVersioned creates a table of family cf whose reads return at most
+// versions versions per column (0: no cap).
+func createVersioned(t *testing.T, eng *embedded.Engine, name string, versions int, splits ...string) []store.Region {
+	t.Helper()
 	spec := store.TableSpec{Name: name, Family: "cf"}
 	for _, s := range splits {
 		spec.SplitKeys = append(spec.SplitKeys, []byte(s))
 	}
-	if err := eng.CreateTable(context.Background(), spec); err != nil {
+	opts := embedded.TableOptions{MaxVersions: map[string]int{"cf": versions}}
+	if err := eng.CreateTableWith(context.Background(), spec, opts); err != nil {
 		t.Fatal(err)
 	}
 	return regions(t, eng, name)

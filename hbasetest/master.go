@@ -10,6 +10,7 @@ import (
 	"commentbench/hbase/pb"
 	"commentbench/hbase/wire"
 	"commentbench/store"
+	"commentbench/store/embedded"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -19,56 +20,50 @@ import (
 // FINISHED by the time the client polls it.
 
 func (c *Cluster) masterCall(method string, param []byte) (proto.Message, []byte, error) {
-	var (
-		resp proto.Message
-		err  error
-	)
+	var resp proto.Message
+	var err error
 	switch method {
 	case "CreateTable":
-		req := &pb.CreateTableRequest{}
-		if err = decode(param, req); err == nil {
-			var id uint64
-			id, err = c.createTable(req)
-			resp = &pb.CreateTableResponse{ProcId: proto.Uint64(id)}
-		}
+		resp, err = handle(param, &pb.CreateTableRequest{}, func(r *pb.CreateTableRequest) (proto.Message, error) {
+			id, err := c.createTable(r)
+			return &pb.CreateTableResponse{ProcId: proto.Uint64(id)}, err
+		})
 	case "DisableTable":
-		req := &pb.DisableTableRequest{}
-		if err = decode(param, req); err == nil {
-			var id uint64
-			id, err = c.setEnabled(req.GetTableName(), false)
-			resp = &pb.DisableTableResponse{ProcId: proto.Uint64(id)}
-		}
+		resp, err = handle(param, &pb.DisableTableRequest{}, func(r *pb.DisableTableRequest) (proto.Message, error) {
+			id, err := c.setEnabled(r.GetTableName(), false)
+			return &pb.DisableTableResponse{ProcId: proto.Uint64(id)}, err
+		})
 	case "EnableTable":
-		req := &pb.EnableTableRequest{}
-		if err = decode(param, req); err == nil {
-			var id uint64
-			id, err = c.setEnabled(req.GetTableName(), true)
-			resp = &pb.EnableTableResponse{ProcId: proto.Uint64(id)}
-		}
+		resp, err = handle(param, &pb.EnableTableRequest{}, func(r *pb.EnableTableRequest) (proto.Message, error) {
+			id, err := c.setEnabled(r.GetTableName(), true)
+			return &pb.EnableTableResponse{ProcId: proto.Uint64(id)}, err
+		})
 	case "DeleteTable":
-		req := &pb.DeleteTableRequest{}
-		if err = decode(param, req); err == nil {
-			var id uint64
-			id, err = c.deleteTable(req.GetTableName())
-			resp = &pb.DeleteTableResponse{ProcId: proto.Uint64(id)}
-		}
+		resp, err = handle(param, &pb.DeleteTableRequest{}, func(r *pb.DeleteTableRequest) (proto.Message, error) {
+			id, err := c.deleteTable(r.GetTableName())
+			return &pb.DeleteTableResponse{ProcId: proto.Uint64(id)}, err
+		})
 	case "GetTableNames":
-		req := &pb.GetTableNamesRequest{}
-		if err = decode(param, req); err == nil {
-			resp, err = c.tableNames(req)
-		}
+		resp, err = handle(param, &pb.GetTableNamesRequest{}, c.tableNames)
 	case "getProcedureResult":
-		req := &pb.GetProcedureResultRequest{}
-		if err = decode(param, req); err == nil {
-			resp = c.procResult(req.GetProcId())
-		}
+		resp, err = handle(param, &pb.GetProcedureResultRequest{}, func(r *pb.GetProcedureResultRequest) (proto.Message, error) {
+			return c.procResult(r.GetProcId()), nil
+		})
 	default:
-		err = unknownMethod(wire.ServiceMaster, method)
+		resp, err = c.clusterCall(method, param)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return resp, nil, nil
+}
+
+// handle decodes a request into req and answers it with f.
+func handle[Q proto.Message](param []byte, req Q, f func(Q) (proto.Message, error)) (proto.Message, error) {
+	if err := decode(param, req); err != nil {
+		return nil, err
+	}
+	return f(req)
 }
 
 // exists reports whether the engine has the table.
@@ -93,19 +88,9 @@ func (c *Cluster) createTable(req *pb.CreateTableRequest) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	fams := schema.GetColumnFamilies()
-	if len(fams) != 1 || len(fams[0].GetName()) == 0 {
-		return 0, excf(wire.ExcDoNotRetryIO, "table %s: exactly one column family is supported, got %d", name, len(fams))
-	}
-	versions := 1
-	for _, a := range fams[0].GetAttributes() {
-		if string(a.GetFirst()) == "VERSIONS" {
-			v, err := strconv.Atoi(string(a.GetSecond()))
-			if err != nil || v < 1 {
-				return 0, excf(wire.ExcDoNotRetryIO, "table %s: bad VERSIONS %q", name, a.GetSecond())
-			}
-			versions = v
-		}
+	spec, opts, err := familySpecs(name, schema.GetColumnFamilies())
+	if err != nil {
+		return 0, err
 	}
 	keys := slices.Clone(req.GetSplitKeys())
 	slices.SortFunc(keys, bytes.Compare)
@@ -122,7 +107,8 @@ func (c *Cluster) createTable(req *pb.CreateTableRequest) (uint64, error) {
 	if c.exists(name) {
 		return 0, excf(wire.ExcTableExists, "%s", name)
 	}
-	err = c.eng.CreateTable(c.ctx, store.TableSpec{Name: name, Family: string(fams[0].GetName()), SplitKeys: keys})
+	spec.SplitKeys = keys
+	err = c.eng.CreateTableWith(c.ctx, spec, opts)
 	if errors.Is(err, store.ErrTableExists) {
 		return 0, excf(wire.ExcTableExists, "%s", name)
 	}
@@ -130,10 +116,39 @@ func (c *Cluster) createTable(req *pb.CreateTableRequest) (uint64, error) {
 		return 0, err
 	}
 	c.mu.Lock()
-	c.versions[name] = versions
 	delete(c.disabled, name)
 	c.mu.Unlock()
 	return c.newProc(), nil
+}
+
+// familySpecs turns a table schema's column families into the engine's
+// spec: every family, each with its VERSIONS (HBase's default, 1, when
+// absent), and cells that can carry a TTL.
+func familySpecs(name string, fams []*pb.ColumnFamilySchema) (store.TableSpec, embedded.TableOptions, error) {
+	spec := store.TableSpec{Name: name}
+	opts := embedded.TableOptions{MaxVersions: map[string]int{}, CellTTL: true}
+	if len(fams) == 0 {
+		return spec, opts, excf(wire.ExcDoNotRetryIO, "table %s: no column family", name)
+	}
+	for _, f := range fams {
+		fam := string(f.GetName())
+		if _, dup := opts.MaxVersions[fam]; dup || fam == "" {
+			return spec, opts, excf(wire.ExcDoNotRetryIO, "table %s: bad or repeated column family %q", name, fam)
+		}
+		versions := 1
+		for _, a := range f.GetAttributes() {
+			if string(a.GetFirst()) == "VERSIONS" {
+				v, err := strconv.Atoi(string(a.GetSecond()))
+				if err != nil || v < 1 {
+					return spec, opts, excf(wire.ExcDoNotRetryIO, "table %s: family %s: bad VERSIONS %q", name, fam, a.GetSecond())
+				}
+				versions = v
+			}
+		}
+		opts.MaxVersions[fam] = versions
+		spec.Families = append(spec.Families, fam)
+	}
+	return spec, opts, nil
 }
 
 func (c *Cluster) setEnabled(tn *pb.TableName, enable bool) (uint64, error) {
@@ -188,7 +203,6 @@ func (c *Cluster) deleteTable(tn *pb.TableName) (uint64, error) {
 	}
 	c.mu.Lock()
 	delete(c.disabled, name)
-	delete(c.versions, name)
 	c.mu.Unlock()
 	return c.newProc(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"commentbench/hbase/pb"
 	"commentbench/hbase/wire"
 	"commentbench/store"
+	"commentbench/store/embedded"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -16,8 +17,6 @@ import (
 const (
 	scannerTTL        = 60 * time.Second
 	defaultMaxResult  = 2 << 20 // HBase's default max_result_size
-	rowFilterClass    = "org.apache.hadoop.hbase.filter.RowFilter"
-	prefixFilterClass = "org.apache.hadoop.hbase.filter.PrefixFilter"
 	unlimitedRowsHint = math.MaxInt32
 	// defaultScanTimeLimit bounds the reading of one scan call (HBase
 	// uses half the client's scanner timeout); see SetScanTimeLimit.
@@ -53,7 +52,6 @@ type scanner struct {
 	start      []byte // first row (inclusive), nil = region edge
 	stop       []byte // last bound (exclusive), nil = region edge
 	floor      []byte // reversed with include_stop_row: lowest row (inclusive)
-	filter     store.Filter
 	rs         readSpec
 	maxSize    uint64
 	remaining  int // limit_of_rows left; -1 = none
@@ -74,6 +72,7 @@ type scanner struct {
 type budgetFilter struct {
 	f        store.Filter
 	done     bool
+	doneOut  bool // the row that ended the scan lies outside the region
 	deadline time.Time
 	canStop  func() bool // whether the call may end now
 	seen     int
@@ -97,47 +96,18 @@ func (b *budgetFilter) Decide(row []byte, rev bool) (bool, bool) {
 	keep, done := true, false
 	if b.f != nil {
 		keep, done = b.f.Decide(row, rev)
-		if done {
-			b.done = true
-		}
 	}
-	if b.outside != nil && b.outside(row) {
+	out := b.outside != nil && b.outside(row)
+	if out {
 		b.outScanned++
 		if !keep {
 			b.outFiltered++
 		}
 	}
+	if done {
+		b.done, b.doneOut = true, out
+	}
 	return keep, done
-}
-
-// parseFilter supports RowFilter with a BinaryComparator and PrefixFilter.
-func parseFilter(f *pb.Filter) (store.Filter, error) {
-	if f == nil {
-		return nil, nil
-	}
-	switch f.GetName() {
-	case rowFilterClass:
-		rf := &pb.RowFilter{}
-		if err := proto.Unmarshal(f.GetSerializedFilter(), rf); err != nil {
-			return nil, excf(wire.ExcDoNotRetryIO, "bad RowFilter: %v", err)
-		}
-		op := rf.GetCompareFilter().GetCompareOp()
-		if op > pb.CompareType_GREATER {
-			return nil, excf(wire.ExcDoNotRetryIO, "RowFilter operator %v is not supported", op)
-		}
-		v, err := binaryComparator(rf.GetCompareFilter().GetComparator())
-		if err != nil {
-			return nil, err
-		}
-		return store.RowFilter{Op: store.CompareOp(op), Value: v}, nil
-	case prefixFilterClass:
-		pf := &pb.PrefixFilter{}
-		if err := proto.Unmarshal(f.GetSerializedFilter(), pf); err != nil {
-			return nil, excf(wire.ExcDoNotRetryIO, "bad PrefixFilter: %v", err)
-		}
-		return store.PrefixFilter{Prefix: pf.GetPrefix()}, nil
-	}
-	return nil, excf(wire.ExcDoNotRetryIO, "filter %q is not supported", f.GetName())
 }
 
 func (cn *conn) scan(param []byte) (proto.Message, []byte, error) {
@@ -222,10 +192,7 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		}
 		s.metaRows = rows
 	} else {
-		if s.filter, err = parseFilter(sc.GetFilter()); err != nil {
-			return nil, nil, err
-		}
-		if s.rs, err = c.readSpec(t, sc.GetColumn(), sc.GetTimeRange(), sc.GetMaxVersions(), sc.GetStoreOffset(), sc.GetStoreLimit()); err != nil {
+		if s.rs, err = t.readSpec(sc.GetColumn(), sc.GetTimeRange(), sc.GetMaxVersions(), sc.GetStoreOffset(), sc.GetStoreLimit(), sc.GetFilter()); err != nil {
 			return nil, nil, err
 		}
 		stop := sc.GetStopRow()
@@ -370,11 +337,13 @@ func scanMetrics(m store.ScanMetrics) *pb.ScanMetrics {
 // scan; heartbeat is set when the time limit cut the call and the client
 // handles heartbeats (without them the call goes on until it has a row).
 // m counts the rows this call read (ROWS_SCANNED), filtered or not, and
-// those its filter dropped (ROWS_FILTERED): the engine's counts, less the
-// rows it handed over that the call did not take (the row the time ran
-// out at, the row past a full batch, a reversed scan's rows outside the
-// region), since the next call reads those again or they are not the
-// region's.
+// those its filter dropped (ROWS_FILTERED), as HBase counts them: the
+// engine's counts, plus the rows the filter's cell or row stage emptied,
+// less the rows the engine handed over that the call did not take (the
+// row the time ran out at, the row past a full batch, a reversed scan's
+// rows outside the region), since the next call reads those again or they
+// are not the region's, and less the scanned count of the row at which the
+// filter ended the scan.
 func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire.Cell, more, whole, heartbeat bool, m store.ScanMetrics, err error) {
 	sc := store.Scan{Start: s.start, Stop: s.stop, Reversed: s.rev}
 	switch {
@@ -387,9 +356,11 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 	}
 	s.resume = nil
 	bf := &budgetFilter{
-		f:        s.filter,
 		deadline: time.Now().Add(c.scanTimeLimit()),
 		canStop:  func() bool { return heartbeats || len(rows) > 0 },
+	}
+	if s.rs.filter != nil {
+		bf.f = keyStage{s.rs.filter}
 	}
 	sc.Filter = bf
 	reg := s.t.reg
@@ -401,8 +372,9 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		}
 	}
 	var size uint64
-	unread := int64(0) // rows passed to the callback but left for the next call
-	m, err = c.eng.ScanVersions(c.ctx, reg.Table, sc, s.rs.maxVersions, s.rs.minTs, s.rs.maxTs, func(row store.Row) bool {
+	unread := int64(0)  // rows passed to the callback but left for the next call
+	dropped := int64(0) // rows the filter's cell or row stage dropped
+	m, err = c.eng.ScanRows(c.ctx, reg.Table, sc, s.rs.engineRead(), func(row embedded.Row) bool {
 		if s.rev {
 			if (reg.End != nil && bytes.Compare(row.Key, reg.End) >= 0) || (s.started && bytes.Compare(row.Key, s.last) >= 0) {
 				return true
@@ -411,14 +383,19 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 				return false
 			}
 		}
-		cells := s.rs.cells(row, s.t.family)
-		if len(cells) == 0 {
-			return true
-		}
 		if len(rows) >= want || size >= s.maxSize {
 			more = true
 			unread++
 			return false
+		}
+		cells, drop := s.rs.selectCells(row), false
+		if s.rs.filter != nil {
+			cells, drop = runCells(s.rs.filter, row.Key, s.rev, cells)
+		}
+		if cells = s.rs.limitCells(cells); drop || len(cells) == 0 {
+			// HBase reads the row and finds nothing to return in it.
+			dropped++
+			return true
 		}
 		rows = append(rows, cells)
 		for _, cl := range cells {
@@ -432,7 +409,13 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		return nil, false, false, false, store.ScanMetrics{}, err
 	}
 	m.RowsScanned -= bf.outScanned + unread
-	m.RowsFiltered -= bf.outFiltered
+	m.RowsFiltered += dropped - bf.outFiltered
+	if bf.done && !bf.doneOut {
+		// HBase counts the row at which a filter ends the scan as
+		// filtered, but returns before counting it as scanned
+		// (RegionScannerImpl.nextInternal); the engine counted both.
+		m.RowsScanned--
+	}
 	if bf.expired {
 		// The engine counted the row the time ran out at as read and
 		// dropped; it is read in the next call.

@@ -135,13 +135,13 @@ func TestScanFilters(t *testing.T) {
 	rf, _ := proto.Marshal(&pb.RowFilter{CompareFilter: &pb.CompareFilter{CompareOp: pb.CompareType_GREATER_OR_EQUAL.Enum(),
 		Comparator: &pb.Comparator{Name: proto.String(binaryComparatorClass), SerializedComparator: bc}}})
 	s := doScan(t, cl, false, &pb.ScanRequest{Region: spec(rs[1].Name),
-		Scan: &pb.Scan{Filter: &pb.Filter{Name: proto.String(rowFilterClass), SerializedFilter: rf}}})
+		Scan: &pb.Scan{Filter: &pb.Filter{Name: proto.String(filterPkg + "RowFilter"), SerializedFilter: rf}}})
 	if strings.Join(s.rows, " ") != "r17 r18 r19" || s.more {
 		t.Fatalf("row filter: %+v", s)
 	}
 	pf, _ := proto.Marshal(&pb.PrefixFilter{Prefix: []byte("r1")})
 	s = doScan(t, cl, false, &pb.ScanRequest{Region: spec(rs[1].Name),
-		Scan: &pb.Scan{StartRow: []byte("r13"), Filter: &pb.Filter{Name: proto.String(prefixFilterClass), SerializedFilter: pf}}})
+		Scan: &pb.Scan{StartRow: []byte("r13"), Filter: &pb.Filter{Name: proto.String(filterPkg + "PrefixFilter"), SerializedFilter: pf}}})
 	if strings.Join(s.rows, " ") != "r13 r14 r15 r16 r17 r18 r19" {
 		t.Fatalf("prefix filter: %+v", s)
 	}

@@ -94,8 +94,14 @@ func (p *publisher) ensure(path string, data []byte) error {
 	return nil
 }
 
+// close removes the znodes (a client must not find a stopped cluster's
+// addresses there) and ends the session.
 func (p *publisher) close() {
-	if p != nil {
-		p.conn.Close()
+	if p == nil {
+		return
 	}
+	for _, path := range []string{p.root + "/meta-region-server", p.root + "/master"} {
+		_ = p.conn.Delete(path, -1)
+	}
+	p.conn.Close()
 }

@@ -55,8 +55,14 @@ type Store interface {
 
 // TableSpec describes a table at creation.
 type TableSpec struct {
-	Name   string
+	Name string
+	// Family is the column family the row methods of Store read and write.
 	Family string
+	// Families, when set, are all the table's column families (an HBase
+	// table may have several; Family, when set, is one of them, else the
+	// first is). Empty means Family alone. ListTables sets it only for a
+	// table with several.
+	Families []string
 	// SplitKeys pre-split the table: n keys make n+1 regions.
 	SplitKeys [][]byte
 }

@@ -34,6 +34,10 @@ const (
 	ExcOutOfOrderScannerNext = "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException"
 	ExcFailedSanityCheck     = "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException"
 	ExcLease                 = "org.apache.hadoop.hbase.regionserver.LeaseException"
+	ExcUnknownRegion         = "org.apache.hadoop.hbase.UnknownRegionException"
+	ExcSnapshotExists        = "org.apache.hadoop.hbase.snapshot.SnapshotExistsException"
+	ExcSnapshotDoesNotExist  = "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException"
+	ExcUnknownSnapshot       = "org.apache.hadoop.hbase.snapshot.UnknownSnapshotException"
 )
 
 // LogClosedMarker in a java.io.IOException's stack trace means the region's

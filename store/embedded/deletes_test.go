@@ -10,6 +10,21 @@ import (
 	"commentbench/store"
 )
 
+// plain drops the families of a row's cells.
+func plain(r Row) store.Row {
+	out := store.Row{Key: r.Key}
+	for _, c := range r.Cells {
+		out.Cells = append(out.Cells, store.Cell{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp})
+	}
+	return out
+}
+
+// getVersions is GetRow without the families.
+func getVersions(e *Engine, table, row string, rd Read) (store.Row, error) {
+	r, err := e.GetRow(ctx, table, []byte(row), rd)
+	return plain(r), err
+}
+
 // versionsOf renders a row's cells as "q@ts" strings.
 func versionsOf(r store.Row) string {
 	var parts []string
@@ -28,12 +43,12 @@ func putAt(t testing.TB, e *Engine, row, q string, ts int64) {
 // as "q@ts", newest first per qualifier) and the newest-only view.
 func checkReads(t *testing.T, e *Engine, row, wantAll, wantLatest string) {
 	t.Helper()
-	r, err := e.GetVersions(ctx, "t", []byte(row), 10, 0, math.MaxInt64)
+	r, err := getVersions(e, "t", row, Read{MaxVersions: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := versionsOf(r); got != wantAll {
-		t.Errorf("GetVersions(%s) = %s, want %s", row, got, wantAll)
+		t.Errorf("GetRow(%s) = %s, want %s", row, got, wantAll)
 	}
 	if got := versionsOf(mustGet(t, e, "t", row)); got != wantLatest {
 		t.Errorf("Get(%s) = %s, want %s", row, got, wantLatest)
@@ -56,14 +71,14 @@ func checkReads(t *testing.T, e *Engine, row, wantAll, wantLatest string) {
 		t.Errorf("Scan(%s) = %s (%v), want %s", row, got, ok, wantLatest)
 	}
 	scanned = map[string]string{}
-	if _, err := e.ScanVersions(ctx, "t", store.Scan{Reversed: true}, 10, 0, math.MaxInt64, func(r store.Row) bool {
-		scanned[string(r.Key)] = versionsOf(r)
+	if _, err := e.ScanRows(ctx, "t", store.Scan{Reversed: true}, Read{MaxVersions: 10}, func(r Row) bool {
+		scanned[string(r.Key)] = versionsOf(plain(r))
 		return true
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := scanned[row]; got != wantAll {
-		t.Errorf("ScanVersions(%s) = %s, want %s", row, got, wantAll)
+		t.Errorf("ScanRows(%s) = %s, want %s", row, got, wantAll)
 	}
 }
 
@@ -172,11 +187,11 @@ func TestMarkerKeysParse(t *testing.T) {
 			kind byte
 			q    string
 		}{
-			{appendMarkerKey(nil, 7, []byte("row"), ts), kindDeleteFamily, ""},
-			{appendFamilyVersionKey(nil, 7, []byte("row"), ts), entryFamilyVersion, ""},
-			{appendColumnMarkerKey(nil, 7, []byte("row"), []byte("q\x00"), colDeleteAll, ts), entryDeleteColumn, "q\x00"},
-			{appendColumnMarkerKey(nil, 7, []byte("row"), nil, colDeleteOne, ts), entryDeleteVersion, ""},
-			{appendCellKey(nil, 7, []byte("row"), []byte("q"), ts), kindPut, "q"},
+			{appendMarkerKey(nil, 7, []byte("row"), 0, ts), kindDeleteFamily, ""},
+			{appendFamilyVersionKey(nil, 7, []byte("row"), 0, ts), entryFamilyVersion, ""},
+			{appendColumnMarkerKey(nil, 7, []byte("row"), 0, []byte("q\x00"), colDeleteAll, ts), entryDeleteColumn, "q\x00"},
+			{appendColumnMarkerKey(nil, 7, []byte("row"), 0, nil, colDeleteOne, ts), entryDeleteVersion, ""},
+			{appendCellKey(nil, 7, []byte("row"), 0, []byte("q"), ts), kindPut, "q"},
 		}
 		for _, c := range cases {
 			pl, err := rowPrefixLen(c.key)
@@ -192,8 +207,8 @@ func TestMarkerKeysParse(t *testing.T) {
 			}
 		}
 		// Every marker of a family sorts before its cells.
-		if string(appendMarkerKey(nil, 7, []byte("row"), ts)) >= string(appendCellKey(nil, 7, []byte("row"), nil, math.MaxInt64)) ||
-			string(appendColumnMarkerKey(nil, 7, []byte("row"), []byte("zz"), colDeleteOne, 0)) >= string(appendMarkerKey(nil, 7, []byte("row"), math.MaxInt64)) {
+		if string(appendMarkerKey(nil, 7, []byte("row"), 0, ts)) >= string(appendCellKey(nil, 7, []byte("row"), 0, nil, math.MaxInt64)) ||
+			string(appendColumnMarkerKey(nil, 7, []byte("row"), 0, []byte("zz"), colDeleteOne, 0)) >= string(appendMarkerKey(nil, 7, []byte("row"), 0, math.MaxInt64)) {
 			t.Fatal("marker order")
 		}
 	}

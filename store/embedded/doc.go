@@ -3,11 +3,14 @@
 //
 // It owns: the on-disk layout (keys.go), HBase's cell model (versions by
 // timestamp; DeleteFamily, DeleteFamilyVersion, DeleteColumn and Delete
-// markers, see versions.go), tables with never-reused ids, regions as
-// logical key ranges with hbase:meta-like records (meta.go, regions.go),
-// automatic splits by HBase 2.x's SteppingSplitPolicy and a region-count
-// balancer over simulated region servers (split.go), per-region request
-// counters, and the read and write paths (read.go, write.go).
+// markers, see versions.go; per-cell TTLs), tables of one or more column
+// families with never-reused ids (families.go), regions as logical key
+// ranges with hbase:meta-like records (meta.go, regions.go), automatic
+// splits by HBase 2.x's SteppingSplitPolicy and a region-count balancer
+// over simulated region servers (split.go), per-region request counters,
+// the read and write paths (read.go, write.go), atomic row updates for
+// HBase's conditional and read-modify-write operations (rowops.go), and
+// table snapshots (snapshot.go).
 //
 // It must not know the comment schema: row keys, qualifiers and values are
 // opaque bytes here. Anything about what rows mean belongs to the packages

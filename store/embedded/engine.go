@@ -111,6 +111,8 @@ type Engine struct {
 	bgErrs       splitErrs
 
 	testAfterCheck func() // test hook inside CheckAndPut's critical section
+
+	balancerOff atomic.Bool // SetBalancer(false): regions stay where they are
 }
 
 // paddedMutex keeps stripes on separate cache lines.

@@ -202,7 +202,7 @@ func TestRowSemantics(t *testing.T) {
 }
 
 // TestVersionedReads exercises the parameterised read path the HBase test
-// server will use: several versions and a time range.
+// server uses: several versions and a time range.
 func TestVersionedReads(t *testing.T) {
 	clk := newClock(100)
 	e := openMem(t, Options{Now: clk.now})
@@ -210,25 +210,24 @@ func TestVersionedReads(t *testing.T) {
 	for ts := int64(1); ts <= 4; ts++ {
 		mustPut(t, e, "t", "r", store.Cell{Qualifier: []byte("q"), Value: []byte(fmt.Sprint("v", ts)), Timestamp: ts * 10})
 	}
-	tbl, _ := e.table("t")
-	read := func(ro readOpts) string {
-		rows, err := e.batchGet(tbl, [][]byte{[]byte("r")}, ro)
+	read := func(rd Read) string {
+		row, err := e.GetRow(ctx, "t", []byte("r"), rd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var parts []string
-		for _, c := range rows[0].Cells {
+		for _, c := range row.Cells {
 			parts = append(parts, fmt.Sprintf("%s@%d", c.Value, c.Timestamp))
 		}
 		return strings.Join(parts, ",")
 	}
-	if got := read(readOpts{maxVersions: 3, maxTs: 1 << 62}); got != "v4@40,v3@30,v2@20" {
+	if got := read(Read{MaxVersions: 3}); got != "v4@40,v3@30,v2@20" {
 		t.Fatalf("3 versions: %s", got)
 	}
-	if got := read(readOpts{maxVersions: 10, minTs: 20, maxTs: 40}); got != "v3@30,v2@20" {
+	if got := read(Read{MaxVersions: 10, MinTs: 20, MaxTs: 40}); got != "v3@30,v2@20" {
 		t.Fatalf("time range [20,40): %s", got)
 	}
-	if got := read(latestOnly); got != "v4@40" {
+	if got := read(Read{}); got != "v4@40" {
 		t.Fatalf("latest: %s", got)
 	}
 }

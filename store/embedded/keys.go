@@ -14,8 +14,9 @@ import (
 // sorts after the engine's own records and a data scan never meets them.
 //
 //	engine record:  0x01 name                       format marker and id counters
-//	table record:   0x02 tableName                  one per table (id, family)
+//	table record:   0x02 tableName                  one per table (id, families)
 //	region record:  0x03 tableID(8) startKey        one per region: our hbase:meta
+//	snapshot:       0x04 name                       one per snapshot (see snapshot.go)
 //	data:           0x10 tableID(8) row* fam kind [qualifier*] ^ts(8)
 //	family version: 0x10 tableID(8) row* fam 0x00 0x01 ^ts(8)
 //	column marker:  0x10 tableID(8) row* fam 0x00 0x02 qualifier* type ^ts(8)
@@ -30,6 +31,7 @@ const (
 	spaceEngine byte = 0x01
 	spaceTable  byte = 0x02
 	spaceRegion byte = 0x03
+	spaceSnap   byte = 0x04
 	spaceData   byte = 0x10
 )
 
@@ -78,9 +80,11 @@ const (
 	entryDeleteVersion
 )
 
-// familyIndex is the family byte of every cell. A table has one family today;
-// the byte exists so a later multi-family table does not need a new layout.
-const familyIndex byte = 0
+// The family byte of a key is the family's index in the table's families,
+// which are kept sorted by name, so that a row's keys sort by family name as
+// HBase's cells do. A table created with one family has it at index 0, which
+// is the byte every key carried before tables had several: their data reads
+// the same.
 
 const (
 	tablePrefixLen = 1 + 8 // spaceData + tableID
@@ -203,50 +207,55 @@ func appendTs(dst []byte, ts int64) []byte { return appendUint64(dst, ^uint64(ts
 // keyTs reads the timestamp every data key ends with.
 func keyTs(k []byte) int64 { return int64(^binary.BigEndian.Uint64(k[len(k)-tsLen:])) }
 
-// appendCellKey appends the key of cell (row, qualifier, ts).
-func appendCellKey(dst []byte, tableID uint64, row, qualifier []byte, ts int64) []byte {
+// appendFamilyPrefix appends the part every data key of (row, family fam)
+// starts with.
+func appendFamilyPrefix(dst []byte, tableID uint64, row []byte, fam byte) []byte {
 	dst = appendRowPrefix(dst, tableID, row)
-	dst = append(dst, familyIndex, kindPut)
-	dst = appendEscaped(dst, qualifier)
+	return append(dst, fam)
+}
+
+// appendCellKey appends the key of cell (row, fam, qualifier, ts).
+func appendCellKey(dst []byte, tableID uint64, row []byte, fam byte, qualifier []byte, ts int64) []byte {
+	dst = appendQualifierPrefix(dst, tableID, row, fam, qualifier)
 	return appendTs(dst, ts)
 }
 
-// appendMarkerKey appends the key of row's delete-family marker at ts.
-func appendMarkerKey(dst []byte, tableID uint64, row []byte, ts int64) []byte {
-	dst = appendRowPrefix(dst, tableID, row)
-	dst = append(dst, familyIndex, kindDeleteFamily)
+// appendMarkerKey appends the key of row's DeleteFamily marker on fam at ts.
+func appendMarkerKey(dst []byte, tableID uint64, row []byte, fam byte, ts int64) []byte {
+	dst = appendFamilyPrefix(dst, tableID, row, fam)
+	dst = append(dst, kindDeleteFamily)
 	return appendTs(dst, ts)
 }
 
 // appendFamilyVersionKey appends the key of row's DeleteFamilyVersion
-// marker at ts.
-func appendFamilyVersionKey(dst []byte, tableID uint64, row []byte, ts int64) []byte {
-	dst = appendRowPrefix(dst, tableID, row)
-	dst = append(dst, familyIndex, kindDeleteFamily, subFamilyVersion)
+// marker on fam at ts.
+func appendFamilyVersionKey(dst []byte, tableID uint64, row []byte, fam byte, ts int64) []byte {
+	dst = appendFamilyPrefix(dst, tableID, row, fam)
+	dst = append(dst, kindDeleteFamily, subFamilyVersion)
 	return appendTs(dst, ts)
 }
 
-// appendColumnPrefix appends the part every column marker of (row,
+// appendColumnPrefix appends the part every column marker of (row, fam,
 // qualifier) starts with.
-func appendColumnPrefix(dst []byte, tableID uint64, row, qualifier []byte) []byte {
-	dst = appendRowPrefix(dst, tableID, row)
-	dst = append(dst, familyIndex, kindDeleteFamily, subColumn)
+func appendColumnPrefix(dst []byte, tableID uint64, row []byte, fam byte, qualifier []byte) []byte {
+	dst = appendFamilyPrefix(dst, tableID, row, fam)
+	dst = append(dst, kindDeleteFamily, subColumn)
 	return appendEscaped(dst, qualifier)
 }
 
 // appendColumnMarkerKey appends the key of a column marker of type typ
-// (colDeleteAll, colDeleteOne) on (row, qualifier) at ts.
-func appendColumnMarkerKey(dst []byte, tableID uint64, row, qualifier []byte, typ byte, ts int64) []byte {
-	dst = appendColumnPrefix(dst, tableID, row, qualifier)
+// (colDeleteAll, colDeleteOne) on (row, fam, qualifier) at ts.
+func appendColumnMarkerKey(dst []byte, tableID uint64, row []byte, fam byte, qualifier []byte, typ byte, ts int64) []byte {
+	dst = appendColumnPrefix(dst, tableID, row, fam, qualifier)
 	dst = append(dst, typ)
 	return appendTs(dst, ts)
 }
 
-// appendQualifierPrefix appends the part every cell key of (row,
+// appendQualifierPrefix appends the part every cell key of (row, fam,
 // qualifier) starts with.
-func appendQualifierPrefix(dst []byte, tableID uint64, row, qualifier []byte) []byte {
-	dst = appendRowPrefix(dst, tableID, row)
-	dst = append(dst, familyIndex, kindPut)
+func appendQualifierPrefix(dst []byte, tableID uint64, row []byte, fam byte, qualifier []byte) []byte {
+	dst = appendFamilyPrefix(dst, tableID, row, fam)
+	dst = append(dst, kindPut)
 	return appendEscaped(dst, qualifier)
 }
 

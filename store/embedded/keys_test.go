@@ -38,7 +38,7 @@ func TestKeyOrder(t *testing.T) {
 		return -cmpInt(a.ts, b.ts)
 	}
 	encoded := func(a, b cell) int {
-		return bytes.Compare(appendCellKey(nil, 7, a.row, a.qual, a.ts), appendCellKey(nil, 7, b.row, b.qual, b.ts))
+		return bytes.Compare(appendCellKey(nil, 7, a.row, 0, a.qual, a.ts), appendCellKey(nil, 7, b.row, 0, b.qual, b.ts))
 	}
 	byLogical := slices.Clone(cells)
 	slices.SortStableFunc(byLogical, logical)
@@ -53,7 +53,7 @@ func TestKeyOrder(t *testing.T) {
 
 	// Round trip: the row and qualifier come back out of the key.
 	for _, c := range cells[:200] {
-		k := appendCellKey(nil, 7, c.row, c.qual, c.ts)
+		k := appendCellKey(nil, 7, c.row, 0, c.qual, c.ts)
 		pl, err := rowPrefixLen(k)
 		if err != nil {
 			t.Fatal(err)
@@ -75,11 +75,11 @@ func TestKeyOrder(t *testing.T) {
 	}
 
 	// A row's delete marker sorts before its cells, and tables do not mix.
-	m := appendMarkerKey(nil, 7, []byte("r"), 5)
-	if bytes.Compare(m, appendCellKey(nil, 7, []byte("r"), nil, 9)) >= 0 {
+	m := appendMarkerKey(nil, 7, []byte("r"), 0, 5)
+	if bytes.Compare(m, appendCellKey(nil, 7, []byte("r"), 0, nil, 9)) >= 0 {
 		t.Fatal("marker does not sort before the row's cells")
 	}
-	if bytes.Compare(appendCellKey(nil, 7, []byte{0xff, 0xff}, nil, 0), tableEnd(7)) >= 0 {
+	if bytes.Compare(appendCellKey(nil, 7, []byte{0xff, 0xff}, 0, nil, 0), tableEnd(7)) >= 0 {
 		t.Fatal("a key escaped its table's range")
 	}
 }

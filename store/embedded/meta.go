@@ -41,28 +41,72 @@ func regionRecordBounds(tableID uint64) (lower, upper []byte) {
 	return appendUint64([]byte{spaceRegion}, tableID), appendUint64([]byte{spaceRegion}, tableID+1)
 }
 
-// tableRecord is a table record's value.
+// tableRecord is a table record's value: the id and the first family, as
+// every record has carried them, then, only for a table that needs them, an
+// extension (its tag first) with the other families, each family's VERSIONS
+// cap, the default family and flags. A one-family table without options
+// encodes exactly as before families had options, so old data dirs decode
+// unchanged and new one-family tables write the old bytes.
 type tableRecord struct {
-	id     uint64
-	family string
+	id       uint64
+	families []family // index order (sorted by name); at least one
+	def      byte     // index of the default family
+	cellTTL  bool
+}
+
+const (
+	tableRecordExt1 byte = 1 // the extension's tag
+	flagCellTTL     byte = 1 << 0
+)
+
+func (r tableRecord) extended() bool {
+	return len(r.families) > 1 || r.def != 0 || r.cellTTL || r.families[0].maxVersions != 0
 }
 
 func (r tableRecord) encode() []byte {
 	b := binary.AppendUvarint(nil, r.id)
-	return appendField(b, []byte(r.family))
+	b = appendField(b, []byte(r.families[0].name))
+	if !r.extended() {
+		return b
+	}
+	b = append(b, tableRecordExt1)
+	b = binary.AppendUvarint(b, uint64(len(r.families)-1))
+	for _, f := range r.families[1:] {
+		b = appendField(b, []byte(f.name))
+	}
+	for _, f := range r.families {
+		b = binary.AppendUvarint(b, uint64(f.maxVersions))
+	}
+	flags := byte(0)
+	if r.cellTTL {
+		flags |= flagCellTTL
+	}
+	return append(b, r.def, flags)
 }
 
 func decodeTableRecord(b []byte) (tableRecord, error) {
 	var r tableRecord
-	var fam []byte
 	d := decoder{b: b}
 	r.id = d.uvarint()
-	fam = d.field()
-	if d.err != nil {
-		return r, d.err
+	r.families = []family{{name: string(d.field())}}
+	if d.err == nil && len(d.b) > 0 {
+		if tag := d.byte(); tag != tableRecordExt1 {
+			return r, fmt.Errorf("%w: table record extension %d", errCorruptMeta, tag)
+		}
+		n := d.uvarint()
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			r.families = append(r.families, family{name: string(d.field())})
+		}
+		for i := range r.families {
+			r.families[i].maxVersions = int(d.uvarint())
+		}
+		r.def = d.byte()
+		r.cellTTL = d.byte()&flagCellTTL != 0
+		if d.err == nil && (int(r.def) >= len(r.families) || len(d.b) != 0) {
+			return r, fmt.Errorf("%w: table record", errCorruptMeta)
+		}
 	}
-	r.family = string(fam)
-	return r, nil
+	return r, d.err
 }
 
 // regionRecord is a region record's value (the start key is in the key).
@@ -205,7 +249,7 @@ func (e *Engine) loadMeta() error {
 		if err != nil {
 			return fmt.Errorf("table %q: %w", it.Key()[1:], err)
 		}
-		t := &table{id: rec.id, name: string(it.Key()[1:]), family: rec.family}
+		t := newTable(rec, string(it.Key()[1:]))
 		regions, err := e.loadRegions(t)
 		if err != nil {
 			return err

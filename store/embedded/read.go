@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"commentbench/store"
@@ -23,19 +22,33 @@ import (
 // because the HBase test server will pass them through, while the
 // store.Store methods read the newest version only.
 
-// readOpts select versions as an HBase Get/Scan's max_versions and
-// time_range [minTs, maxTs) do.
+// readOpts select what a read returns: versions as an HBase Get/Scan's
+// max_versions and time_range [minTs, maxTs) do, of the families in fams
+// (nil: all), each capped by caps (the families' VERSIONS; nil: none). On
+// a CellTTL table (ttl) values carry a header and cells expired at now are
+// not there.
 type readOpts struct {
 	maxVersions  int
 	minTs, maxTs int64
+	fams         *famSet
+	caps         []int
+	ttl          bool
+	now          int64
 }
 
-var latestOnly = readOpts{maxVersions: 1, minTs: 0, maxTs: math.MaxInt64}
+// versionsOf is the versions per column a read keeps of family f.
+func (ro *readOpts) versionsOf(f byte) int {
+	if ro.caps != nil && ro.caps[f] > 0 {
+		return min(ro.maxVersions, ro.caps[f])
+	}
+	return ro.maxVersions
+}
 
 // cellRef locates a cell's qualifier and value in a rowBuf's arena.
 type cellRef struct {
 	q0, q1, v1 int // qualifier arena[q0:q1], value arena[q1:v1]
 	ts         int64
+	fam        byte
 }
 
 // rowBuf holds one row read from an iterator. Its buffers are reused from
@@ -133,7 +146,7 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 	rb.marks.reset()
 
 	family, marker := -1, int64(-1)
-	havePrev, versions := false, 0
+	havePrev, versions, keep := false, 0, 0
 	col, nextCol := -1, 0
 	for valid := true; valid; valid = it.Next() {
 		k = it.Key()
@@ -144,8 +157,12 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 		if err != nil {
 			return err
 		}
+		if ro.fams != nil && !ro.fams.has(en.family) {
+			continue
+		}
 		if int(en.family) != family {
 			family, marker, havePrev = int(en.family), -1, false
+			keep = ro.versionsOf(en.family)
 			rb.marks.reset()
 			col, nextCol = -1, 0
 		}
@@ -167,7 +184,7 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 				col, nextCol = rb.marks.column(en.qualifier, nextCol)
 			}
 		}
-		if en.ts <= marker || en.ts < ro.minTs || en.ts >= ro.maxTs || versions >= ro.maxVersions {
+		if en.ts <= marker || en.ts < ro.minTs || en.ts >= ro.maxTs || versions >= keep {
 			continue
 		}
 		if (col >= 0 || len(rb.marks.famVers) > 0) && rb.marks.hides(col, en.ts) {
@@ -177,12 +194,21 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 		if err != nil {
 			return err
 		}
+		if ro.ttl {
+			var live bool
+			if v, live, err = openValue(v, ro.now); err != nil {
+				return err
+			}
+			if !live {
+				continue // expired: an older version may show instead, as in HBase
+			}
+		}
 		versions++
 		q0 := len(rb.arena)
 		rb.arena = unescape(rb.arena, en.qualifier)
 		q1 := len(rb.arena)
 		rb.arena = append(rb.arena, v...)
-		rb.cells = append(rb.cells, cellRef{q0: q0, q1: q1, v1: len(rb.arena), ts: en.ts})
+		rb.cells = append(rb.cells, cellRef{q0: q0, q1: q1, v1: len(rb.arena), ts: en.ts, fam: en.family})
 	}
 	return it.Error()
 }
@@ -215,6 +241,16 @@ func (rb *rowBuf) cell(q []byte) (cellRef, bool) {
 		}
 	}
 	return cellRef{}, false
+}
+
+// materializeRow copies the row out with its cells' families.
+func (rb *rowBuf) materializeRow(t *table) Row {
+	sr := rb.materialize()
+	row := Row{Key: sr.Key, Cells: make([]Cell, len(sr.Cells))}
+	for i, c := range sr.Cells {
+		row.Cells[i] = Cell{Family: t.families[rb.cells[i].fam].name, Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
+	}
+	return row
 }
 
 // materialize copies the row out into memory the caller owns (two
@@ -283,10 +319,23 @@ func (e *Engine) BatchGet(ctx context.Context, tableName string, rows [][]byte) 
 		return nil, err
 	}
 	defer e.release()
-	return e.batchGet(t, rows, latestOnly)
+	out := make([]store.Row, len(rows))
+	err = e.batchGet(t, rows, e.latestOpts(t), func(i int, rb *rowBuf) {
+		if rb.found() {
+			out[i] = rb.materialize()
+		} else {
+			out[i] = store.Row{Key: bytes.Clone(rows[i])}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts) ([]store.Row, error) {
+// batchGet reads rows with one iterator and hands each to emit, found or
+// not (rb is reused: emit copies what it keeps).
+func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, emit func(i int, rb *rowBuf)) error {
 	var lower, upper []byte
 	if len(rows) == 1 { // the common Get: bound the iterator to the row
 		lower, upper = appendRowPrefix(nil, t.id, rows[0]), rowPrefixEnd(t.id, rows[0])
@@ -295,11 +344,10 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts) ([]store.Row, er
 	}
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer it.Close()
 	rt := t.routing.Load()
-	out := make([]store.Row, len(rows))
 	var rb rowBuf
 	var seek []byte
 	for i, row := range rows {
@@ -309,21 +357,19 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts) ([]store.Row, er
 		rb.cells = rb.cells[:0]
 		if it.SeekGE(seek) && bytes.HasPrefix(it.Key(), seek) {
 			if err := rb.read(it, ro); err != nil {
-				return nil, fmt.Errorf("embedded: get %q: %w", row, err)
+				return fmt.Errorf("embedded: get %q: %w", row, err)
 			}
 		}
-		if !rb.found() {
-			out[i] = store.Row{Key: bytes.Clone(row)}
-			continue
+		if rb.found() {
+			r.stats.rowsScanned.Add(1)
+			r.stats.bytesOut.Add(rb.bytesOut())
 		}
-		r.stats.rowsScanned.Add(1)
-		r.stats.bytesOut.Add(rb.bytesOut())
-		out[i] = rb.materialize()
+		emit(i, &rb)
 	}
 	if err := it.Error(); err != nil {
-		return nil, fmt.Errorf("embedded: get: %w", err)
+		return fmt.Errorf("embedded: get: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // Scan implements store.Store.
@@ -333,13 +379,13 @@ func (e *Engine) Scan(ctx context.Context, tableName string, sc store.Scan, each
 		return store.ScanMetrics{}, err
 	}
 	defer e.release()
-	return e.scan(ctx, t, sc, latestOnly, each)
+	return e.scan(ctx, t, sc, e.latestOpts(t), func(rb *rowBuf) bool { return each(rb.materialize()) })
 }
 
 // scan streams rows from one Pebble iterator, so it sees one snapshot and
 // every row exactly once whatever splits happen meanwhile; a regionWalker
 // charges each row to the region holding it at the time.
-func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts, each func(store.Row) bool) (m store.ScanMetrics, err error) {
+func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts, each func(*rowBuf) bool) (m store.ScanMetrics, err error) {
 	start, stop, rev := sc.Start, sc.Stop, sc.Reversed
 	if len(start) == 0 {
 		start = nil
@@ -437,7 +483,7 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 		}
 		w.out += rb.bytesOut()
 		returned++
-		if !each(rb.materialize()) || done || (sc.Limit > 0 && returned >= sc.Limit) {
+		if !each(&rb) || done || (sc.Limit > 0 && returned >= sc.Limit) {
 			return m, nil
 		}
 	}

@@ -93,9 +93,15 @@ func (rt *routing) last() *region { return rt.regions[len(rt.regions)-1] }
 
 // table is a table's identity and its current routing.
 type table struct {
-	id      uint64 // fresh per creation, never reused
-	name    string
-	family  string
+	id       uint64 // fresh per creation, never reused
+	name     string
+	families []family // sorted by name: a family's index is its key byte
+	def      byte     // the default family's index
+	family   string   // the default family's name
+	// defOnly selects the default family on tables with several; nil when
+	// the table has one, so reads need not check.
+	defOnly *famSet
+	cellTTL bool
 	routing atomic.Pointer[routing]
 }
 

@@ -305,7 +305,7 @@ func (e *Engine) sumBytes(lower, upper []byte) (int64, error) {
 // region moved is the busiest server's newest (highest id, then last in
 // table and key order), usually a fresh daughter. Callers hold adminMu.
 func (e *Engine) balanceLocked() error {
-	for {
+	for !e.balancerOff.Load() {
 		count := make(map[string]int, len(e.servers))
 		newest := map[string]*region{}
 		for _, t := range e.sortedTables() {
@@ -333,4 +333,25 @@ func (e *Engine) balanceLocked() error {
 			return err
 		}
 	}
+	return nil
+}
+
+// BalancerEnabled reports whether the balancer is on.
+func (e *Engine) BalancerEnabled() bool { return !e.balancerOff.Load() }
+
+// SetBalancer turns the balancer on or off, as HBase's admin
+// balanceSwitch does, and returns whether it was on. Off, splits leave
+// their daughters where the parent was; turned back on, it runs.
+func (e *Engine) SetBalancer(on bool) (bool, error) {
+	if err := e.acquire(); err != nil {
+		return false, err
+	}
+	defer e.release()
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
+	prev := !e.balancerOff.Swap(!on)
+	if on {
+		return prev, e.balanceLocked()
+	}
+	return prev, nil
 }

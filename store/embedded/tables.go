@@ -12,27 +12,30 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// validateSpec checks a table spec the way HBase's admin would refuse it.
-func validateSpec(spec store.TableSpec) error {
+// validateSpec checks a table spec the way HBase's admin would refuse it,
+// and returns its families.
+func validateSpec(spec store.TableSpec, opts TableOptions) ([]family, byte, error) {
 	switch {
 	case spec.Name == "":
-		return fmt.Errorf("embedded: create table: %w: empty table name", store.ErrInvalid)
+		return nil, 0, fmt.Errorf("embedded: create table: %w: empty table name", store.ErrInvalid)
 	case strings.ContainsAny(spec.Name, ",\x00"):
 		// Region names are "<table>,<start>,<id>..." parsed by the first comma.
-		return fmt.Errorf("embedded: create table %q: %w: name must not contain ',' or NUL", spec.Name, store.ErrInvalid)
-	case spec.Family == "":
-		return fmt.Errorf("embedded: create table %q: %w: empty family", spec.Name, store.ErrInvalid)
+		return nil, 0, fmt.Errorf("embedded: create table %q: %w: name must not contain ',' or NUL", spec.Name, store.ErrInvalid)
+	}
+	fams, def, err := specFamilies(spec, opts)
+	if err != nil {
+		return nil, 0, err
 	}
 	for i, k := range spec.SplitKeys {
 		if len(k) == 0 {
-			return fmt.Errorf("embedded: create table %q: %w: split key %d is empty", spec.Name, store.ErrInvalid, i)
+			return nil, 0, fmt.Errorf("embedded: create table %q: %w: split key %d is empty", spec.Name, store.ErrInvalid, i)
 		}
 		if i > 0 && bytes.Compare(spec.SplitKeys[i-1], k) >= 0 {
-			return fmt.Errorf("embedded: create table %q: %w: split keys not strictly increasing at %d (%q after %q)",
+			return nil, 0, fmt.Errorf("embedded: create table %q: %w: split keys not strictly increasing at %d (%q after %q)",
 				spec.Name, store.ErrInvalid, i, k, spec.SplitKeys[i-1])
 		}
 	}
-	return nil
+	return fams, def, nil
 }
 
 // CreateTable implements store.Store. The table gets a fresh id and one
@@ -40,7 +43,14 @@ func validateSpec(spec store.TableSpec) error {
 // table's regions one creation time), assigned round-robin over the servers,
 // continuing from the previous table.
 func (e *Engine) CreateTable(ctx context.Context, spec store.TableSpec) error {
-	if err := validateSpec(spec); err != nil {
+	return e.CreateTableWith(ctx, spec, TableOptions{})
+}
+
+// CreateTableWith is CreateTable with the options HBase's table schema
+// carries beyond a store.TableSpec.
+func (e *Engine) CreateTableWith(ctx context.Context, spec store.TableSpec, opts TableOptions) error {
+	fams, def, err := validateSpec(spec, opts)
+	if err != nil {
 		return err
 	}
 	if err := e.acquire(); err != nil {
@@ -52,13 +62,20 @@ func (e *Engine) CreateTable(ctx context.Context, spec store.TableSpec) error {
 	if _, ok := (*e.tables.Load())[spec.Name]; ok {
 		return fmt.Errorf("embedded: create table: %w: %q", store.ErrTableExists, spec.Name)
 	}
+	_, err = e.createLocked(spec.Name, tableRecord{families: fams, def: def, cellTTL: opts.CellTTL}, spec.SplitKeys)
+	return err
+}
 
+// createLocked creates a table from its record (the id is assigned here)
+// and split keys. Callers hold adminMu and have checked the name is free.
+func (e *Engine) createLocked(name string, rec tableRecord, splitKeys [][]byte) (*table, error) {
 	// Work on copies of the counters so a failed commit leaves them as on disk.
 	savedTable, savedRegion, savedRR := e.nextTableID, e.lastRegionID, e.roundRobin
-	t := &table{id: e.nextTableID, name: spec.Name, family: spec.Family}
+	rec.id = e.nextTableID
+	t := newTable(rec, name)
 	e.nextTableID++
 	id := e.newRegionID(0)
-	starts := append([][]byte{{}}, spec.SplitKeys...)
+	starts := append([][]byte{{}}, splitKeys...)
 	regions := make([]*region, len(starts))
 	for i, s := range starts {
 		var end []byte
@@ -70,14 +87,14 @@ func (e *Engine) CreateTable(ctx context.Context, spec store.TableSpec) error {
 
 	b := e.db.NewBatch()
 	defer b.Close()
-	_ = b.Set(tableRecordKey(t.name), tableRecord{id: t.id, family: t.family}.encode(), nil)
+	_ = b.Set(tableRecordKey(t.name), t.record().encode(), nil)
 	for _, r := range regions {
 		putRegionRecord(b, r)
 	}
 	e.setCounters(b)
 	if err := b.Commit(pebble.Sync); err != nil {
 		e.nextTableID, e.lastRegionID, e.roundRobin = savedTable, savedRegion, savedRR
-		return fmt.Errorf("embedded: create table %q: %w", spec.Name, err)
+		return nil, fmt.Errorf("embedded: create table %q: %w", name, err)
 	}
 	// Routing first: a table is visible (to the splitter, to readers) only
 	// once its regions are.
@@ -85,7 +102,7 @@ func (e *Engine) CreateTable(ctx context.Context, spec store.TableSpec) error {
 	next := maps.Clone(*e.tables.Load())
 	next[t.name] = t
 	e.tables.Store(&next)
-	return nil
+	return t, nil
 }
 
 // DropTable implements store.Store: it removes the table record, its region
@@ -134,6 +151,9 @@ func (e *Engine) ListTables(ctx context.Context) ([]store.TableSpec, error) {
 	var out []store.TableSpec
 	for _, t := range e.sortedTables() {
 		spec := store.TableSpec{Name: t.name, Family: t.family}
+		if len(t.families) > 1 {
+			spec.Families = t.schema().Names()
+		}
 		for _, r := range t.routing.Load().regions[1:] {
 			spec.SplitKeys = append(spec.SplitKeys, bytes.Clone(r.info.Start))
 		}

@@ -12,15 +12,15 @@ import (
 )
 
 // Reads and deletes beyond store.Store, for the HBase test server
-// (hbasetest): several versions, time ranges, and HBase's four delete
-// markers (HBASE-WIRE 8.2) at explicit timestamps. They share the store.Store paths, so counters and
-// visibility rules are the same.
+// (hbasetest): every family, several versions, time ranges, and HBase's
+// four delete markers (HBASE-WIRE 8.2) at explicit timestamps. They share
+// the store.Store paths, so counters and visibility rules are the same.
 
 // Now is the engine's clock in ms (Options.Now): what a put without a
-// timestamp is stamped with.
+// timestamp is stamped with, and what cell TTLs expire against.
 func (e *Engine) Now() int64 { return e.now() }
 
-// Family returns the column family of a table.
+// Family returns the default column family of a table.
 func (e *Engine) Family(tableName string) (string, error) {
 	t, err := e.table(tableName)
 	if err != nil {
@@ -29,61 +29,61 @@ func (e *Engine) Family(tableName string) (string, error) {
 	return t.family, nil
 }
 
-// versionOpts checks and builds the read options of an HBase Get or Scan:
-// at most maxVersions newest versions per column inside [minTs, maxTs).
-func versionOpts(maxVersions int, minTs, maxTs int64) (readOpts, error) {
-	if maxVersions < 1 || minTs < 0 || maxTs < minTs {
-		return readOpts{}, fmt.Errorf("embedded: %w: versions %d, time range [%d, %d)", store.ErrInvalid, maxVersions, minTs, maxTs)
-	}
-	return readOpts{maxVersions: maxVersions, minTs: minTs, maxTs: maxTs}, nil
-}
-
-// GetVersions is Get with HBase's max_versions and time_range: the row's
-// cells ordered by qualifier, then timestamp newest first, with up to
-// maxVersions versions per qualifier whose timestamps lie in [minTs, maxTs).
-func (e *Engine) GetVersions(ctx context.Context, tableName string, row []byte, maxVersions int, minTs, maxTs int64) (store.Row, error) {
-	ro, err := versionOpts(maxVersions, minTs, maxTs)
-	if err != nil {
-		return store.Row{}, err
-	}
+// GetRow reads what rd selects of one row; a row without such cells comes
+// back with none. It costs the row's region a read request, as Get.
+func (e *Engine) GetRow(ctx context.Context, tableName string, row []byte, rd Read) (Row, error) {
 	if err := checkRowKey(row); err != nil {
-		return store.Row{}, err
+		return Row{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return store.Row{}, err
+		return Row{}, err
 	}
 	t, err := e.enter(tableName)
 	if err != nil {
-		return store.Row{}, err
+		return Row{}, err
 	}
 	defer e.release()
-	rows, err := e.batchGet(t, [][]byte{row}, ro)
+	ro, err := t.readOpts(rd, e.now())
 	if err != nil {
-		return store.Row{}, err
+		return Row{}, err
 	}
-	return rows[0], nil
+	out := Row{Key: bytes.Clone(row)}
+	err = e.batchGet(t, [][]byte{row}, ro, func(_ int, rb *rowBuf) {
+		if rb.found() {
+			out = rb.materializeRow(t)
+		}
+	})
+	return out, err
 }
 
-// ScanVersions is Scan with HBase's max_versions and time_range, as
-// GetVersions. A row none of whose versions lies in the range is skipped.
-func (e *Engine) ScanVersions(ctx context.Context, tableName string, sc store.Scan, maxVersions int, minTs, maxTs int64, each func(store.Row) bool) (store.ScanMetrics, error) {
-	ro, err := versionOpts(maxVersions, minTs, maxTs)
-	if err != nil {
-		return store.ScanMetrics{}, err
-	}
+// ScanRows is Scan reading what rd selects of each row. A row with no such
+// cells is not there: it is neither scanned nor handed to each.
+func (e *Engine) ScanRows(ctx context.Context, tableName string, sc store.Scan, rd Read, each func(Row) bool) (store.ScanMetrics, error) {
 	t, err := e.enter(tableName)
 	if err != nil {
 		return store.ScanMetrics{}, err
 	}
 	defer e.release()
-	return e.scan(ctx, t, sc, ro, each)
+	ro, err := t.readOpts(rd, e.now())
+	if err != nil {
+		return store.ScanMetrics{}, err
+	}
+	return e.scan(ctx, t, sc, ro, func(rb *rowBuf) bool { return each(rb.materializeRow(t)) })
 }
 
-// DeleteRowAt deletes a row as HBase's DeleteFamily at ts does: it hides
-// every cell with a timestamp <= ts, including ones written later. ts <= 0
-// means now, as store.Delete.
+// DeleteRowAt deletes a row as HBase's whole-row Delete at ts does: a
+// DeleteFamily on every family, hiding every cell with a timestamp <= ts,
+// including ones written later. ts <= 0 means now, as store.Delete.
 func (e *Engine) DeleteRowAt(ctx context.Context, tableName string, row []byte, ts int64) error {
-	return e.DeleteCells(ctx, tableName, row, DeleteMarker{Kind: DeleteFamily, Timestamp: ts})
+	s, err := e.Schema(tableName)
+	if err != nil {
+		return err
+	}
+	marks := make([]DeleteMarker, len(s.Families))
+	for i, f := range s.Families {
+		marks[i] = DeleteMarker{Kind: DeleteFamily, Family: f.Name, Timestamp: ts}
+	}
+	return e.DeleteCells(ctx, tableName, row, marks...)
 }
 
 // DeleteKind is the type of a delete marker (HBASE-WIRE 8.2).
@@ -108,6 +108,8 @@ const (
 // DeleteMarker is one delete of a DeleteCells call.
 type DeleteMarker struct {
 	Kind DeleteKind
+	// Family is the family it deletes in; "" is the default family.
+	Family string
 	// Qualifier is the column of DeleteVersion and DeleteColumn (empty is
 	// a valid qualifier); the family kinds ignore it.
 	Qualifier []byte
@@ -141,100 +143,71 @@ func (e *Engine) DeleteFamilyVersionAt(ctx context.Context, tableName string, ro
 // later puts as HBASE-WIRE 8.2 says; the cells a marker hides are also
 // removed physically. A write request for the row's region.
 func (e *Engine) DeleteCells(ctx context.Context, tableName string, row []byte, marks ...DeleteMarker) error {
-	if err := checkRowKey(row); err != nil {
-		return err
-	}
-	for _, m := range marks {
-		if m.Kind < DeleteVersion || m.Kind > DeleteFamily {
-			return fmt.Errorf("embedded: %w: delete kind %d", store.ErrInvalid, m.Kind)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	t, err := e.enter(tableName)
-	if err != nil {
-		return err
-	}
-	defer e.release()
 	if len(marks) == 0 {
-		return nil
-	}
-	unlock := e.lockRows(t, [][]byte{row})
-	defer unlock()
-
-	now := e.now()
-	b := e.db.NewBatch()
-	defer b.Close()
-	var (
-		latest  *rowBuf // the row as it was, read at the first DeleteVersion at LATEST
-		scratch []byte
-		bytesIn = uint64(len(row))
-	)
-	for _, m := range marks {
-		ts := m.Timestamp
-		bytesIn += uint64(len(m.Qualifier))
-		switch m.Kind {
-		case DeleteFamily:
-			if ts <= 0 {
-				ts = now
-			}
-			if scratch, err = e.deleteRow(b, t, row, ts, scratch); err != nil {
-				return err
-			}
-		case DeleteFamilyVersion:
-			if ts <= 0 {
-				ts = now
-			}
-			lower := append(appendRowPrefix(nil, t.id, row), familyIndex, kindPut)
-			upper := append(appendRowPrefix(nil, t.id, row), familyIndex, kindPut+1)
-			if err := e.deleteKeys(b, lower, upper, func(v int64) bool { return v == ts }); err != nil {
-				return err
-			}
-			scratch = appendFamilyVersionKey(scratch[:0], t.id, row, ts)
-			_ = b.Set(scratch, nil, nil)
-		case DeleteColumn:
-			if ts <= 0 {
-				ts = now
-			}
-			older := func(v int64) bool { return v <= ts }
-			lower := appendQualifierPrefix(nil, t.id, row, m.Qualifier)
-			if err := e.deleteKeys(b, lower, prefixEnd(lower), older); err != nil {
-				return err
-			}
-			// Older column markers are subsumed by this one.
-			lower = appendColumnPrefix(nil, t.id, row, m.Qualifier)
-			if err := e.deleteKeys(b, lower, prefixEnd(lower), older); err != nil {
-				return err
-			}
-			scratch = appendColumnMarkerKey(scratch[:0], t.id, row, m.Qualifier, colDeleteAll, ts)
-			_ = b.Set(scratch, nil, nil)
-		case DeleteVersion:
-			if ts <= 0 {
-				if latest == nil {
-					latest = &rowBuf{}
-					if _, err := e.readOneRow(t, row, latestOnly, latest); err != nil {
-						return err
-					}
-				}
-				ts = now
-				if c, ok := latest.cell(m.Qualifier); ok {
-					ts = c.ts
-				}
-			}
-			scratch = appendCellKey(scratch[:0], t.id, row, m.Qualifier, ts)
-			_ = b.Delete(scratch, nil)
-			scratch = appendColumnMarkerKey(scratch[:0], t.id, row, m.Qualifier, colDeleteOne, ts)
-			_ = b.Set(scratch, nil, nil)
+		if err := checkRowKey(row); err != nil {
+			return err
 		}
+		_, err := e.table(tableName)
+		return err
 	}
-	if err := b.Commit(e.writeOpts()); err != nil {
-		return fmt.Errorf("embedded: delete %q: %w", tableName, err)
+	return e.UpdateRow(ctx, tableName, row, func(RowReader, int64) ([]RowMutation, error) {
+		return []RowMutation{{Deletes: marks}}, nil
+	})
+}
+
+// applyDelete adds one delete marker to b at now (LATEST resolved as
+// HBASE-WIRE 8.2 says); latest reads the row as it was before this
+// update, for a DeleteVersion at LATEST.
+func (e *Engine) applyDelete(b *pebble.Batch, t *table, row []byte, m DeleteMarker, now int64, latest func() (Row, error), scratch []byte) ([]byte, error) {
+	fam, err := t.famIndex(m.Family)
+	if err != nil {
+		return scratch, err
 	}
-	r := t.routing.Load().find(row)
-	r.stats.writeRequests.Add(1)
-	r.stats.bytesIn.Add(bytesIn)
-	return nil
+	ts := m.Timestamp
+	if ts <= 0 && m.Kind != DeleteVersion {
+		ts = now
+	}
+	switch m.Kind {
+	case DeleteFamily:
+		return e.deleteFamily(b, t, row, fam, ts, scratch)
+	case DeleteFamilyVersion:
+		lower := append(appendFamilyPrefix(nil, t.id, row, fam), kindPut)
+		upper := append(appendFamilyPrefix(nil, t.id, row, fam), kindPut+1)
+		if err := e.deleteKeys(b, lower, upper, func(v int64) bool { return v == ts }); err != nil {
+			return scratch, err
+		}
+		scratch = appendFamilyVersionKey(scratch[:0], t.id, row, fam, ts)
+	case DeleteColumn:
+		older := func(v int64) bool { return v <= ts }
+		lower := appendQualifierPrefix(nil, t.id, row, fam, m.Qualifier)
+		if err := e.deleteKeys(b, lower, prefixEnd(lower), older); err != nil {
+			return scratch, err
+		}
+		// Older column markers are subsumed by this one.
+		lower = appendColumnPrefix(nil, t.id, row, fam, m.Qualifier)
+		if err := e.deleteKeys(b, lower, prefixEnd(lower), older); err != nil {
+			return scratch, err
+		}
+		scratch = appendColumnMarkerKey(scratch[:0], t.id, row, fam, m.Qualifier, colDeleteAll, ts)
+	case DeleteVersion:
+		if ts <= 0 {
+			cur, err := latest()
+			if err != nil {
+				return scratch, err
+			}
+			ts = now
+			if c, ok := cur.Cell(t.families[fam].name, m.Qualifier); ok {
+				ts = c.Timestamp
+			}
+		}
+		scratch = appendCellKey(scratch[:0], t.id, row, fam, m.Qualifier, ts)
+		_ = b.Delete(scratch, nil)
+		scratch = appendColumnMarkerKey(scratch[:0], t.id, row, fam, m.Qualifier, colDeleteOne, ts)
+	default:
+		return scratch, fmt.Errorf("embedded: %w: delete kind %d", store.ErrInvalid, m.Kind)
+	}
+	_ = b.Set(scratch, nil, nil)
+	return scratch, nil
 }
 
 // prefixEnd is the smallest key above every key starting with p, where p

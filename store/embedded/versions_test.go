@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"commentbench/store"
@@ -32,7 +31,7 @@ func TestVersionsAndDeleteRowAt(t *testing.T) {
 			}
 		}
 	}
-	row, err := e.GetVersions(ctx, "t", []byte("a"), 2, 0, math.MaxInt64)
+	row, err := getVersions(e, "t", "a", Read{MaxVersions: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +42,12 @@ func TestVersionsAndDeleteRowAt(t *testing.T) {
 	if len(got) != 4 || got[0] != 30 || got[1] != 20 || string(row.Cells[2].Qualifier) != "r" || got[2] != 30 {
 		t.Fatalf("versions %v", got)
 	}
-	row, _ = e.GetVersions(ctx, "t", []byte("a"), 5, 15, 30)
+	row, _ = getVersions(e, "t", "a", Read{MaxVersions: 5, MinTs: 15, MaxTs: 30})
 	if len(row.Cells) != 2 || row.Cells[0].Timestamp != 20 {
 		t.Fatalf("time range %v", row.Cells)
 	}
-	if _, err := e.GetVersions(ctx, "t", []byte("a"), 0, 0, 1); err == nil {
-		t.Fatal("zero versions accepted")
+	if _, err := getVersions(e, "t", "a", Read{MinTs: 2, MaxTs: 1}); err == nil {
+		t.Fatal("an empty time range accepted")
 	}
 
 	if err := e.DeleteRowAt(ctx, "t", []byte("a"), 20); err != nil {
@@ -58,14 +57,14 @@ func TestVersionsAndDeleteRowAt(t *testing.T) {
 	if err := e.Mutate(ctx, "t", store.Put([]byte("a"), store.Cell{Qualifier: []byte("q"), Value: []byte("old"), Timestamp: 15})); err != nil {
 		t.Fatal(err)
 	}
-	row, _ = e.GetVersions(ctx, "t", []byte("a"), 5, 0, math.MaxInt64)
+	row, _ = getVersions(e, "t", "a", Read{MaxVersions: 5})
 	if len(row.Cells) != 2 || row.Cells[0].Timestamp != 30 || row.Cells[1].Timestamp != 30 {
 		t.Fatalf("after delete at 20: %v", row.Cells)
 	}
 
 	var rows []string
 	var counts []int
-	if _, err := e.ScanVersions(ctx, "t", store.Scan{}, 3, 0, 25, func(r store.Row) bool {
+	if _, err := e.ScanRows(ctx, "t", store.Scan{}, Read{MaxVersions: 3, MaxTs: 25}, func(r Row) bool {
 		rows = append(rows, string(r.Key))
 		counts = append(counts, len(r.Cells))
 		return true

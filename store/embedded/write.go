@@ -3,7 +3,6 @@ package embedded
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -127,99 +126,113 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 	return nil
 }
 
-// putCells adds a row's cells to b; a zero timestamp becomes now.
+// putCells adds a row's cells to b, in the default family; a zero
+// timestamp becomes now.
 func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.Cell, now int64, scratch []byte, w rowWrite) ([]byte, rowWrite) {
+	var sealed []byte
 	for _, c := range cells {
 		ts := c.Timestamp
 		if ts == 0 {
 			ts = now
 		}
-		scratch = appendCellKey(scratch[:0], t.id, row, c.Qualifier, ts)
-		_ = b.Set(scratch, c.Value, nil) // Set copies; errors only on a closed batch
-		w.size += int64(len(scratch) + len(c.Value))
+		v := c.Value
+		if t.cellTTL {
+			sealed = sealValue(sealed[:0], v, ts, 0)
+			v = sealed
+		}
+		scratch = appendCellKey(scratch[:0], t.id, row, t.def, c.Qualifier, ts)
+		_ = b.Set(scratch, v, nil) // Set copies; errors only on a closed batch
+		w.size += int64(len(scratch) + len(v))
 		w.bytesIn += uint64(len(row) + len(c.Qualifier) + len(c.Value))
 	}
 	return scratch, w
 }
 
-// deleteRow adds to b HBase's DeleteFamily at now: a marker that hides every
-// cell with ts <= now, including puts written later with such a timestamp.
-// Cells (and older markers) the marker hides are also deleted physically so
-// scans do not wade through them; cells with a future timestamp stay. Cells
-// put earlier in the same batch are not visible here, but the marker masks
-// them at read time all the same. The caller holds the row's lock.
-func (e *Engine) deleteRow(b *pebble.Batch, t *table, row []byte, now int64, scratch []byte) ([]byte, error) {
-	prefix := appendRowPrefix(nil, t.id, row)
-	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: rowPrefixEnd(t.id, row)})
-	if err != nil {
-		return scratch, err
-	}
-	for ok := it.First(); ok; ok = it.Next() {
-		k := it.Key()
-		if len(k) >= len(prefix)+tsLen && keyTs(k) <= now {
-			_ = b.Delete(k, nil)
+// deleteRow adds to b HBase's whole-row delete at ts: a DeleteFamily marker
+// on every family, each hiding the family's cells with ts <= the marker's,
+// including puts written later with such a timestamp. The caller holds the
+// row's lock.
+func (e *Engine) deleteRow(b *pebble.Batch, t *table, row []byte, ts int64, scratch []byte) ([]byte, error) {
+	var err error
+	for f := range t.families {
+		if scratch, err = e.deleteFamily(b, t, row, byte(f), ts, scratch); err != nil {
+			return scratch, err
 		}
 	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
+	return scratch, nil
+}
+
+// deleteFamily adds to b HBase's DeleteFamily on family fam of row at ts.
+// What the marker hides (cells, and older markers it subsumes) is also
+// deleted physically so reads do not wade through it; entries with a later
+// timestamp stay. Entries put earlier in the same batch are not visible
+// here, but the marker masks them at read time all the same.
+func (e *Engine) deleteFamily(b *pebble.Batch, t *table, row []byte, fam byte, ts int64, scratch []byte) ([]byte, error) {
+	prefix := appendFamilyPrefix(nil, t.id, row, fam)
+	if err := e.deleteKeys(b, prefix, prefixAfter(prefix), func(v int64) bool { return v <= ts }); err != nil {
 		return scratch, fmt.Errorf("embedded: delete row %q: %w", row, err)
 	}
-	scratch = appendMarkerKey(scratch[:0], t.id, row, now)
+	scratch = appendMarkerKey(scratch[:0], t.id, row, fam, ts)
 	_ = b.Set(scratch, nil, nil)
 	return scratch, nil
 }
 
-// CheckAndPut implements store.Store. Expected nil (or empty) matches an
-// absent or empty cell, anything else the newest value byte for byte
-// (HBASE-WIRE 8.4 with EQUAL). The check costs a read request; the put, if
-// made, a write request.
+// prefixAfter is the smallest key above every key starting with p, for a p
+// that ends with a fixed-width byte (a family index): bump the last byte,
+// carrying into the ones before it.
+func prefixAfter(p []byte) []byte {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i]++; end[i] != 0 {
+			return end
+		}
+	}
+	return nil
+}
+
+// CheckAndPut implements store.Store, on the default family. Expected nil
+// (or empty) matches an absent or empty cell, anything else the newest
+// value byte for byte (HBASE-WIRE 8.4 with EQUAL). The check costs a read
+// request; the put, if made, a write request.
 func (e *Engine) CheckAndPut(ctx context.Context, tableName string, row, qualifier, expected []byte, cells ...store.Cell) (bool, error) {
 	if err := checkMutation(store.Put(row, cells...)); err != nil {
 		return false, err
 	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	t, err := e.enter(tableName)
+	put := false
+	err := e.UpdateRow(ctx, tableName, row, func(read RowReader, now int64) ([]RowMutation, error) {
+		cur, err := read(Read{Families: []string{""}})
+		if err != nil {
+			return nil, err
+		}
+		var current []byte
+		present := false
+		for _, c := range cur.Cells { // the default family's alone
+			if bytes.Equal(c.Qualifier, qualifier) {
+				current, present = c.Value, true
+				break
+			}
+		}
+		var match bool
+		if len(expected) == 0 {
+			match = !present || len(current) == 0
+		} else {
+			match = present && bytes.Equal(current, expected)
+		}
+		if !match {
+			return nil, nil
+		}
+		if e.testAfterCheck != nil {
+			e.testAfterCheck() // lets a test widen the check-to-put window
+		}
+		put = true
+		m := RowMutation{Puts: make([]Put, len(cells))}
+		for i, c := range cells {
+			m.Puts[i] = Put{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
+		}
+		return []RowMutation{m}, nil
+	})
 	if err != nil {
-		return false, err
-	}
-	defer e.release()
-	unlock := e.lockRows(t, [][]byte{row})
-	defer unlock()
-
-	r := t.routing.Load().find(row)
-	r.stats.readRequests.Add(1)
-	var rb rowBuf
-	found, err := e.readOneRow(t, row, latestOnly, &rb)
-	if err != nil {
-		return false, err
-	}
-	var current []byte
-	present := false
-	if found {
-		r.stats.rowsScanned.Add(1)
-		current, present = rb.value(qualifier)
-	}
-	var match bool
-	if len(expected) == 0 {
-		match = !present || len(current) == 0
-	} else {
-		match = present && bytes.Equal(current, expected)
-	}
-	if !match {
-		return false, nil
-	}
-	if e.testAfterCheck != nil {
-		e.testAfterCheck() // lets a test widen the check-to-put window
-	}
-	b := e.db.NewBatch()
-	defer b.Close()
-	_, w := e.putCells(b, t, row, cells, e.now(), nil, rowWrite{r: r})
-	if err := b.Commit(e.writeOpts()); err != nil {
 		return false, fmt.Errorf("embedded: check and put %q: %w", tableName, err)
 	}
-	r.stats.writeRequests.Add(1)
-	r.stats.bytesIn.Add(w.bytesIn)
-	e.grow(r, w.size)
-	return true, nil
+	return put, nil
 }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -151,10 +152,13 @@ func (s *Store) CreateTable(ctx context.Context, spec store.TableSpec) error {
 		}
 		return fmt.Errorf("%s: %w", s.name(spec.Name), store.ErrTableExists)
 	}
+	if spec.Family == "" && len(spec.Families) > 0 {
+		spec.Family = spec.Families[0]
+	}
 	if err := s.mark(ctx, spec.Name, spec.Family); err != nil {
 		return err
 	}
-	err := s.c.CreateTable(ctx, s.name(spec.Name), []string{spec.Family}, spec.SplitKeys)
+	err := s.c.CreateTable(ctx, s.name(spec.Name), specFamilies(spec), spec.SplitKeys)
 	if errors.Is(err, hbase.ErrTableExists) {
 		return fmt.Errorf("%s: %w", s.name(spec.Name), store.ErrTableExists)
 	}
@@ -162,6 +166,19 @@ func (s *Store) CreateTable(ctx context.Context, spec store.TableSpec) error {
 		return fmt.Errorf("create %s: %w", s.name(spec.Name), err)
 	}
 	return nil
+}
+
+// specFamilies lists a spec's families: Families, with Family among them.
+// The row methods read and write Family alone, the one the registry
+// records; reads of a table with several return every family's cells.
+func specFamilies(spec store.TableSpec) []string {
+	if len(spec.Families) == 0 {
+		return []string{spec.Family}
+	}
+	if spec.Family == "" || slices.Contains(spec.Families, spec.Family) {
+		return spec.Families
+	}
+	return append(slices.Clone(spec.Families), spec.Family)
 }
 
 // mark records table as the harness's own.

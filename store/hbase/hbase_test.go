@@ -175,3 +175,24 @@ func TestOwnTablesMarked(t *testing.T) {
 		t.Errorf("after drop: %v; want ErrTableNotFound", err)
 	}
 }
+
+// A spec with several families makes a table with all of them; the row
+// methods write the spec's Family.
+func TestCreateTableFamilies(t *testing.T) {
+	e := start(t, false)
+	spec := store.TableSpec{Name: "mf", Family: "b", Families: []string{"a", "b"}}
+	if err := e.st.CreateTable(e.ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := e.eng.Schema("cb_mf")
+	if err != nil || strings.Join(schema.Names(), ",") != "a,b" {
+		t.Fatalf("families %v %v", schema.Names(), err)
+	}
+	if err := e.st.Mutate(e.ctx, "mf", put("r", "v")); err != nil {
+		t.Fatal(err)
+	}
+	row, err := e.eng.GetRow(e.ctx, "cb_mf", []byte("r"), embedded.Read{})
+	if err != nil || len(row.Cells) != 1 || row.Cells[0].Family != "b" {
+		t.Fatalf("row %+v %v; want one cell in family b", row, err)
+	}
+}
