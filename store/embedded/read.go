@@ -320,22 +320,17 @@ func (e *Engine) BatchGet(ctx context.Context, tableName string, rows [][]byte) 
 	}
 	defer e.release()
 	out := make([]store.Row, len(rows))
-	err = e.batchGet(t, rows, e.latestOpts(t), func(i int, rb *rowBuf) {
-		if rb.found() {
-			out[i] = rb.materialize()
-		} else {
-			out[i] = store.Row{Key: bytes.Clone(rows[i])}
-		}
-	})
-	if err != nil {
+	if err := e.batchGet(t, rows, e.latestOpts(t), out, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// batchGet reads rows with one iterator and hands each to emit, found or
-// not (rb is reused: emit copies what it keeps).
-func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, emit func(i int, rb *rowBuf)) error {
+// batchGet reads rows with one iterator into plain (as store.Store's
+// rows) or, when plain is nil, full (with the cells' families); a missing
+// row is its key with no cells. The two outputs, not a callback, keep the
+// row buffer off the heap on the Get path.
+func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, plain []store.Row, full []Row) error {
 	var lower, upper []byte
 	if len(rows) == 1 { // the common Get: bound the iterator to the row
 		lower, upper = appendRowPrefix(nil, t.id, rows[0]), rowPrefixEnd(t.id, rows[0])
@@ -360,11 +355,20 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, emit func(i int,
 				return fmt.Errorf("embedded: get %q: %w", row, err)
 			}
 		}
+		switch {
+		case !rb.found() && plain != nil:
+			plain[i] = store.Row{Key: bytes.Clone(row)}
+		case !rb.found():
+			full[i] = Row{Key: bytes.Clone(row)}
+		case plain != nil:
+			plain[i] = rb.materialize()
+		default:
+			full[i] = rb.materializeRow(t)
+		}
 		if rb.found() {
 			r.stats.rowsScanned.Add(1)
 			r.stats.bytesOut.Add(rb.bytesOut())
 		}
-		emit(i, &rb)
 	}
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("embedded: get: %w", err)

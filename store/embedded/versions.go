@@ -47,13 +47,9 @@ func (e *Engine) GetRow(ctx context.Context, tableName string, row []byte, rd Re
 	if err != nil {
 		return Row{}, err
 	}
-	out := Row{Key: bytes.Clone(row)}
-	err = e.batchGet(t, [][]byte{row}, ro, func(_ int, rb *rowBuf) {
-		if rb.found() {
-			out = rb.materializeRow(t)
-		}
-	})
-	return out, err
+	out := make([]Row, 1)
+	err = e.batchGet(t, [][]byte{row}, ro, nil, out)
+	return out[0], err
 }
 
 // ScanRows is Scan reading what rd selects of each row. A row with no such
