@@ -22,9 +22,19 @@ type filter interface {
 	// whether no later row in the scan's direction can pass.
 	rowKey(row []byte, rev bool) (drop, done bool)
 	// cells returns the cells of a row (one that passed rowKey) the filter
-	// keeps, and whether it drops the row whatever the cells.
-	cells(cells []wire.Cell) (kept []wire.Cell, dropRow bool)
+	// keeps, and whether it drops the row whatever the cells. It gets the
+	// row key for a MUST_PASS_ONE list, whose filters that dropped the row
+	// by its key have no say over its cells.
+	cells(row []byte, rev bool, cells []wire.Cell) (kept []wire.Cell, dropRow bool)
 }
+
+var (
+	_ filter       = keyFilter{}
+	_ filter       = cellFilter{}
+	_ filter       = singleColumnValueFilter{}
+	_ filter       = filterList{}
+	_ store.Filter = keyStage{}
+)
 
 const filterPkg = "org.apache.hadoop.hbase.filter."
 
@@ -119,7 +129,7 @@ func (f keyFilter) rowKey(row []byte, rev bool) (bool, bool) {
 	keep, done := f.Decide(row, rev)
 	return !keep, done
 }
-func (keyFilter) cells(c []wire.Cell) ([]wire.Cell, bool) { return c, false }
+func (keyFilter) cells(_ []byte, _ bool, c []wire.Cell) ([]wire.Cell, bool) { return c, false }
 
 // cellFilter keeps the cells whose part (family, qualifier or value) its
 // test passes.
@@ -129,7 +139,7 @@ type cellFilter struct {
 }
 
 func (cellFilter) rowKey([]byte, bool) (bool, bool) { return false, false }
-func (f cellFilter) cells(cells []wire.Cell) ([]wire.Cell, bool) {
+func (f cellFilter) cells(_ []byte, _ bool, cells []wire.Cell) ([]wire.Cell, bool) {
 	var kept []wire.Cell
 	for _, c := range cells {
 		if f.test(f.part(c)) {
@@ -154,7 +164,7 @@ type singleColumnValueFilter struct {
 }
 
 func (singleColumnValueFilter) rowKey([]byte, bool) (bool, bool) { return false, false }
-func (f singleColumnValueFilter) cells(cells []wire.Cell) ([]wire.Cell, bool) {
+func (f singleColumnValueFilter) cells(_ []byte, _ bool, cells []wire.Cell) ([]wire.Cell, bool) {
 	seen := false
 	for _, c := range cells {
 		if !bytes.Equal(c.Family, f.family) || !bytes.Equal(c.Qualifier, f.qualifier) {
@@ -197,9 +207,7 @@ func (l filterList) rowKey(row []byte, rev bool) (bool, bool) {
 	return allDrop, allDone
 }
 
-// cells needs the row key: in a MUST_PASS_ONE list a filter that dropped
-// the row by its key has no say over its cells.
-func (l filterList) cellsOf(row []byte, rev bool, cells []wire.Cell) ([]wire.Cell, bool) {
+func (l filterList) cells(row []byte, rev bool, cells []wire.Cell) ([]wire.Cell, bool) {
 	if len(l.filters) == 0 {
 		return cells, false
 	}
@@ -207,25 +215,25 @@ func (l filterList) cellsOf(row []byte, rev bool, cells []wire.Cell) ([]wire.Cel
 		dropRow := false
 		for _, f := range l.filters {
 			var drop bool
-			cells, drop = runCells(f, row, rev, cells)
+			cells, drop = f.cells(row, rev, cells)
 			dropRow = dropRow || drop
 		}
 		return cells, dropRow
 	}
+	// MUST_PASS_ONE: a cell stays if any filter that keeps the row keeps
+	// it; the row goes if every filter drops it.
 	keep := make([]bool, len(cells))
-	dropRow, voted := true, false
+	kept := false
 	for _, f := range l.filters {
 		if drop, _ := f.rowKey(row, rev); drop {
 			continue
 		}
-		kept, drop := runCells(f, row, rev, cells)
-		if drop {
-			continue
+		if mine, drop := f.cells(row, rev, cells); !drop {
+			kept = true
+			markKept(keep, cells, mine)
 		}
-		voted, dropRow = true, false
-		markKept(keep, cells, kept)
 	}
-	if !voted {
+	if !kept {
 		return nil, true
 	}
 	var out []wire.Cell
@@ -234,11 +242,7 @@ func (l filterList) cellsOf(row []byte, rev bool, cells []wire.Cell) ([]wire.Cel
 			out = append(out, c)
 		}
 	}
-	return out, dropRow
-}
-
-func (l filterList) cells(cells []wire.Cell) ([]wire.Cell, bool) {
-	return l.cellsOf(nil, false, cells) // only reached through runCells
+	return out, false
 }
 
 // markKept sets keep[i] for each cell of all that is in kept, which is a
@@ -257,14 +261,6 @@ func sameCell(a, b wire.Cell) bool {
 	return a.Timestamp == b.Timestamp && bytes.Equal(a.Family, b.Family) && bytes.Equal(a.Qualifier, b.Qualifier)
 }
 
-// runCells runs f's cell and row stages on a row.
-func runCells(f filter, row []byte, rev bool, cells []wire.Cell) ([]wire.Cell, bool) {
-	if l, ok := f.(filterList); ok {
-		return l.cellsOf(row, rev, cells)
-	}
-	return f.cells(cells)
-}
-
 // applyFilter runs all three stages on one row (a Get, or a check-and-
 // mutate condition): the cells kept, none if the row is dropped.
 func applyFilter(f filter, row []byte, cells []wire.Cell) []wire.Cell {
@@ -274,7 +270,7 @@ func applyFilter(f filter, row []byte, cells []wire.Cell) []wire.Cell {
 	if drop, _ := f.rowKey(row, false); drop {
 		return nil
 	}
-	kept, drop := runCells(f, row, false, cells)
+	kept, drop := f.cells(row, false, cells)
 	if drop {
 		return nil
 	}

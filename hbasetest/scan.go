@@ -390,7 +390,7 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		}
 		cells, drop := s.rs.selectCells(row), false
 		if s.rs.filter != nil {
-			cells, drop = runCells(s.rs.filter, row.Key, s.rev, cells)
+			cells, drop = s.rs.filter.cells(row.Key, s.rev, cells)
 		}
 		if cells = s.rs.limitCells(cells); drop || len(cells) == 0 {
 			// HBase reads the row and finds nothing to return in it.
