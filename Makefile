@@ -1,6 +1,7 @@
 # commentbench: `make run` runs the main job on the embedded backend,
 # `make test` runs every test. `make run` needs Go alone; `make test` also
-# installs ZooKeeper (apt) and HdrHistogram's JavaScript port (npm).
+# installs ZooKeeper and Chromium (apt) and HdrHistogram's JavaScript port
+# (npm).
 GO      ?= go
 BIN     := bin
 RUNDIR  := .data/run
@@ -11,15 +12,19 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 # The seed's design on trial: the same scenario and seed run as the seed
-# wrote it, then fixed, each verified, then one line per flaw. verify exits
-# 1 on the seed's run: its collisions lose comments, which is what the run
-# is there to show.
+# wrote it, then fixed, each verified, then the two compared in one HTML
+# page (its path printed) and one line per flaw. verify exits 1 on the
+# seed's run: its collisions lose comments, which is what the run is there
+# to show.
 run: build
 	rm -rf $(RUNDIR)
 	$(BIN)/loadgen --preset trial --system seed --data-dir $(RUNDIR)/seed/data --out $(RUNDIR)/seed/results
 	$(BIN)/verify --data-dir $(RUNDIR)/seed/data --run $(RUNDIR)/seed/results --out $(RUNDIR)/seed/results || true
 	$(BIN)/loadgen --preset trial --system fixed --data-dir $(RUNDIR)/fixed/data --out $(RUNDIR)/fixed/results
 	$(BIN)/verify --data-dir $(RUNDIR)/fixed/data --run $(RUNDIR)/fixed/results --out $(RUNDIR)/fixed/results
+	@$(BIN)/loadgen report $(RUNDIR)/seed/results >/dev/null   # again, now with verify's findings
+	@$(BIN)/loadgen report $(RUNDIR)/fixed/results >/dev/null
+	@$(BIN)/loadgen report -o $(RUNDIR)/compare.html $(RUNDIR)/seed/results $(RUNDIR)/fixed/results
 	@echo
 	@$(BIN)/loadgen flaws $(RUNDIR)/seed/results $(RUNDIR)/fixed/results
 
@@ -29,14 +34,19 @@ run: build
 ZKDIR   := .data/zookeeper
 # HdrHistogram's JavaScript port, from npm, to check the harness's
 # percentiles and interval logs against an independent implementation.
+# Debian's chromium (installed when missing) opens the HTML reports headless:
+# no console error, no request, rendered in time; screenshots go to
+# .data/artifacts.
 HDRJS   := .data/hdrjs
 HDRJS_VERSION := 3.0.1
 
 test: $(HDRJS)/node_modules/hdr-histogram-js
 	$(GO) vet ./...
 	rm -rf $(ZKDIR)
+	bash scripts/chromium.sh >/dev/null
 	bash scripts/zookeeper.sh start $(ZKDIR)
-	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) COMMENTBENCH_HDRJS=$(CURDIR)/$(HDRJS)/node_modules $(GO) test -count=1 ./...; \
+	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) COMMENTBENCH_HDRJS=$(CURDIR)/$(HDRJS)/node_modules \
+	COMMENTBENCH_CHROMIUM=$$(bash scripts/chromium.sh) $(GO) test -count=1 ./...; \
 		status=$$?; bash scripts/zookeeper.sh stop $(ZKDIR); exit $$status
 	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... ./hbase/...
 

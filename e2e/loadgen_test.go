@@ -103,13 +103,13 @@ func timelineCounts(t *testing.T, path string) map[string]int64 {
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 || !strings.HasPrefix(strings.Join(recs[0], ","), "elapsed_s,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors") {
+	if err != nil || len(recs) < 2 || !strings.HasPrefix(strings.Join(recs[0], ","), "start_s,end_s,partial,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors") {
 		t.Fatalf("timeline.csv: %v, %d records, header %v", err, len(recs), recs[0])
 	}
 	m := map[string]int64{}
 	for _, r := range recs[1:] {
-		n, _ := strconv.ParseInt(r[2], 10, 64)
-		m[r[1]] += n
+		n, _ := strconv.ParseInt(r[4], 10, 64)
+		m[r[3]] += n
 	}
 	return m
 }

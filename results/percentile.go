@@ -65,3 +65,7 @@ func ulp(x float64) float64 { return math.Pow(2, math.Floor(math.Log2(x))-52) }
 
 // ValueAtPercentile is the nearest-rank value at percentile p (0..100).
 func ValueAtPercentile(h *hdr.Histogram, p float64) int64 { return valuesAt(h, p)[0] }
+
+// ValuesAtPercentiles is ValueAtPercentile at each of ps (ascending), in one
+// pass over the histogram: what a distribution's plot needs.
+func ValuesAtPercentiles(h *hdr.Histogram, ps ...float64) []int64 { return valuesAt(h, ps...) }

@@ -28,6 +28,7 @@ type options struct {
 	out          string
 	slos         []results.SLO
 	quiet        bool
+	noReport     bool // no report.html at the end of the run
 	metricsAddr  string
 	appendRun    bool // add to data that holds earlier runs
 	color        bool // paint severities on the console
@@ -132,6 +133,7 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.out, "out", "", "results directory (default results/<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
+	fs.BoolVar(&o.noReport, "no-report", false, "do not write report.html into the results dir at the end")
 	colorMode := fs.String("color", "auto", "colour on the console: auto (a terminal without NO_COLOR), always or never; severities are words either way")
 	fs.BoolVar(&o.appendRun, "append", false, "add this run to data that holds earlier runs (its order ids are new)")
 	fs.BoolVar(&o.fresh, "fresh", false, "wipe the data the harness wrote (its own tables only) before the run; same as --drop-tables")
@@ -251,6 +253,7 @@ usage: loadgen [flags]
        loadgen merge [--out DIR] [--slo EXPR]... RUN_DIR...
        loadgen lint --layout NAME|FILE [--json] [--print]
        loadgen flaws RUN_DIR...   (the seed's four flaws, one line each, across runs)
+       loadgen report RUN_DIR... [-o FILE] [--force]   (one run's HTML page, or runs compared)
 
 flags:
 `)

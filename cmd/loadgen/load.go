@@ -64,7 +64,7 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer out.close()
-	out.live = live
+	out.live, out.interval = live, time.Duration(o.sc.Interval)
 
 	code, err := o.execute(ctx, st, out, stdout, stderr)
 	if serr := storageFailed(); serr != nil {
@@ -247,6 +247,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
 		fmt.Fprintln(stdout, clientLine(cc.ClientCounters()))
 	}
+	o.writeReport(stdout, stderr)
 	fmt.Fprintf(stdout, "results in %s\n", o.out)
 	if res.Interrupted {
 		return ExitInterrupted, nil
@@ -290,7 +291,9 @@ func (o *options) config() any {
 		WorkerIndex    int      `json:"worker_index"`
 		WorkersTotal   int      `json:"workers_total"`
 		SLOs           []string `json:"slos,omitempty"`
-	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.regionCounters(), o.workerIndex, o.workersTotal, sloTexts(o.slos)}
+		Version        string   `json:"version"` // the build that ran it, for reports
+	}{o.sc, o.backend.Backend, o.backend.DataDir, o.backend.Servers, o.regionCounters(), o.workerIndex, o.workersTotal, sloTexts(o.slos),
+		buildinfo.Version()}
 }
 
 // regionCounters names the source of the per-region figures.
@@ -400,6 +403,7 @@ type outputs struct {
 	timeline        *results.TimelineWriter
 	regions         *results.RegionsWriter
 	hlog            *results.HlogWriter
+	interval        time.Duration   // the run's results interval: a shorter last one is marked partial
 	live            *metrics.Server // nil without --metrics-addr
 	err             error
 }
@@ -435,7 +439,7 @@ func (o *outputs) tick(t workload.Tick) {
 	if err := o.timeline.Write(t.Interval); err != nil {
 		o.err = err
 	}
-	if err := o.regions.Write(t.Interval.End, t.Regions); err != nil {
+	if err := o.regions.Write(t.Interval.Start, t.Interval.End, t.Regions); err != nil {
 		o.err = err
 	}
 	if err := o.hlog.Write(t.Interval); err != nil {
@@ -450,8 +454,8 @@ func (o *outputs) tick(t workload.Tick) {
 // is known.
 func (o *outputs) open(steadyStart time.Time) {
 	if o.timeline == nil {
-		o.timeline = results.NewTimelineWriter(o.timelineB, steadyStart)
-		o.regions = results.NewRegionsWriter(o.regB, steadyStart)
+		o.timeline = results.NewTimelineWriter(o.timelineB, steadyStart, o.interval)
+		o.regions = results.NewRegionsWriter(o.regB, steadyStart, o.interval)
 		o.hlog = results.NewHlogWriter(o.dir, steadyStart)
 	}
 }

@@ -26,6 +26,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "flaws" {
 		return flaws(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "report" {
+		return reportCmd(args[1:], stdout, stderr)
+	}
 	o, code := parse(args, stdout, stderr)
 	if o == nil {
 		return code

@@ -1,0 +1,251 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"commentbench/results"
+	"commentbench/spread"
+)
+
+// runView is one run's sections.
+type runView struct {
+	Label, Dir    string
+	Header        []field
+	Verdict       []findingView
+	SLOs          []sloView
+	Ops, Actions  []opView
+	ErrorKinds    []string
+	Dists         []figure
+	Throughput    *figure
+	Latency       []figure
+	LatencyLegend []legendItem
+	ThinNote      string
+	Heatmaps      []heatView
+	Spread        spreadSection
+	Listing       []listingView
+	Flaws         *flawsView
+	Violations    []violationView
+	Servers       []serverView
+	ServerChart   *figure
+	ServerNote    string
+	Steps         []stepView
+	Capacity      *capacityView
+	HotKeys       []NamedGrid
+	Lint          *lintView
+	Verify        *verifyView
+}
+
+type heatView struct {
+	Run, Table string
+	Fig        figure
+	Hottest    string // by requests
+	HotWrites  string
+}
+
+func buildRun(r *Run) (*runView, error) {
+	s := r.Summary
+	v := &runView{Label: r.Label, Dir: r.Dir, Header: header(r), Verdict: findings(s.Verdict), SLOs: sloViews(s.SLOs),
+		Ops: opViews(s.Ops, r.Label), Actions: opViews(s.Actions, r.Label), ErrorKinds: errorsByKind(s),
+		Spread: spreadOf([]*Run{r}), Listing: listingViews(s, r.Label), Flaws: flawsOf(s.Flaws, r.Label),
+		Violations: violationViews(s.Violations), Steps: stepViews(s.Steps), Capacity: capacityOf(s.Capacity, s.Steps),
+		HotKeys: r.Extras.HotKeys, Lint: lintOf(r), Verify: verifyOf(r.Verify, r.Label)}
+	for _, sv := range s.Servers {
+		v.Servers = append(v.Servers, serverView{Server: sv.Server, Requests: thousands(sv.Requests), Utilization: share(sv.Utilization)})
+	}
+	return v, nil
+}
+
+// drawRun adds the charts to a run's view: steps picks which.
+func drawRun(r *Run, v *runView, steps ...func(*Run, *runView) error) error {
+	for _, step := range steps {
+		if err := step(r, v); err != nil {
+			return fmt.Errorf("%s: %w", r.Dir, err)
+		}
+	}
+	return nil
+}
+
+// runDists draws each op's and action's distribution: latency from the
+// intended start beside service time.
+func runDists(r *Run, v *runView) error {
+	for _, o := range entries(r.Summary) {
+		lat, err := distribution(o.LatencyHist)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Op, err)
+		}
+		svc, err := distribution(o.ServiceHist)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Op, err)
+		}
+		if len(lat) == 0 {
+			continue
+		}
+		ss := []series{{Name: "latency", Index: 0, XY: lat}, {Name: "service", Index: 1, Dashed: true, XY: svc}}
+		chart, err := distributionChart(o.Op, ss)
+		if err != nil {
+			return err
+		}
+		v.Dists = append(v.Dists, figure{Chart: chart})
+	}
+	return nil
+}
+
+// entries are the ops, then the actions marked as such.
+func entries(s results.Summary) []results.OpSummary {
+	out := slices.Clone(s.Ops)
+	for _, a := range s.Actions {
+		a.Op = "action " + a.Op
+		out = append(out, a)
+	}
+	return out
+}
+
+func runTimeline(r *Run, v *runView) error {
+	tl := r.timeline()
+	var ss []series
+	for i, op := range opNames(r.Summary) {
+		ss = append(ss, series{Name: op, Index: i, XY: xy(tl[op], func(p opPoint) float64 { return p.Rate }, 0)})
+	}
+	total := series{Name: "all ops", Index: -1, Dashed: true, XY: totalRate(tl)}
+	ss = append(ss, total)
+	chart, err := lineChart("throughput", "successes/s", false, ss, wide, false)
+	if err != nil {
+		return err
+	}
+	v.Throughput = &figure{Chart: chart, Legend: legendOf(ss)}
+	for _, op := range opNames(r.Summary) {
+		pts := tl[op]
+		if len(pts) == 0 {
+			continue
+		}
+		ls := []series{
+			{Name: "p50", Index: 0, XY: xy(pts, func(p opPoint) float64 { return p.P50 }, 0.001)},
+			{Name: "p99", Index: 2, XY: xy(pts, func(p opPoint) float64 { return p.P99 }, 0.001)},
+			{Name: "max", Index: 9, Dashed: true, XY: xy(pts, func(p opPoint) float64 { return p.Max }, 0.001)},
+		}
+		chart, err := lineChart(op, "ms (log)", true, ls, small, false)
+		if err != nil {
+			return err
+		}
+		v.Latency = append(v.Latency, figure{Chart: chart})
+		v.LatencyLegend = legendOf(ls)
+	}
+	if k := r.thinned(); k > 1 {
+		v.ThinNote = fmt.Sprintf("Each point covers %d intervals: their mean rate, and the highest of their percentiles.", k)
+	}
+	return nil
+}
+
+// opNames are the run's ops in the summary's order.
+func opNames(s results.Summary) []string {
+	var out []string
+	for _, o := range s.Ops {
+		out = append(out, o.Op)
+	}
+	return out
+}
+
+func runHeatmaps(r *Run, v *runView) error {
+	for _, table := range r.heatTables() {
+		h, err := heatmapOf(r, table)
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			v.Heatmaps = append(v.Heatmaps, *h)
+		}
+	}
+	return nil
+}
+
+func heatmapOf(r *Run, table string) (*heatView, error) {
+	g, k := r.heatmap(table)
+	if g == nil {
+		return nil, nil
+	}
+	return heatFigure(r, table, g, k)
+}
+
+// heatFigure draws a run's grid of a table, naming its hottest region.
+func heatFigure(r *Run, table string, g *heatGrid, k int) (*heatView, error) {
+	h := &heatView{Run: r.Label, Table: table}
+	if t := tableSpread(r.Summary.Spread, table); t != nil {
+		if len(t.Hottest) > 0 {
+			hot := t.Hottest[0]
+			h.Hottest = fmt.Sprintf("%s on %s, %s of requests", hot.Range, hot.Server, share(hot.Share))
+			g.mark(hot.Name, "hottest")
+		}
+		if w := t.HottestWrites; w != nil {
+			h.HotWrites = fmt.Sprintf("%s, %s of writes", w.Range, share(w.Share))
+		}
+	}
+	chart, err := heatmapChart(table+" ("+r.Label+")", g)
+	if err != nil {
+		return nil, fmt.Errorf("heatmap %s: %w", table, err)
+	}
+	h.Fig = figure{Chart: chart, Caption: fmt.Sprintf("%d regions in key order, top to bottom", len(g.labels))}
+	if k > 1 {
+		h.Fig.Caption += fmt.Sprintf("; each column %d intervals", k)
+	}
+	return h, nil
+}
+
+func tableSpread(ts []spread.TableSpread, table string) *spread.TableSpread {
+	for i := range ts {
+		if ts[i].Table == table {
+			return &ts[i]
+		}
+	}
+	return nil
+}
+
+func runServers(r *Run, v *runView) error {
+	s := r.Servers
+	if s == nil {
+		return nil
+	}
+	if s.Note != "" {
+		v.ServerNote = s.Note
+		return nil
+	}
+	var ss []series
+	for i, name := range s.Servers {
+		var xy plotter.XYs
+		for _, p := range s.Points[name] {
+			xy = append(xy, plotter.XY{X: p[0], Y: p[1]})
+		}
+		ss = append(ss, series{Name: name, Index: i, XY: xy})
+	}
+	chart, err := lineChart("server utilization (modeled)", "share of handler time", false, ss, wide, false)
+	if err != nil {
+		return err
+	}
+	v.ServerChart = &figure{Chart: chart, Legend: legendOf(ss)}
+	return nil
+}
+
+// page is everything the template lays out.
+type page struct {
+	Title     string
+	Generated string
+	Compare   bool
+	Run       *runView     // one run
+	Cmp       *compareView // several
+	Style     template.CSS
+}
+
+func title(runs []*Run) string {
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Label)
+	}
+	if len(runs) == 1 {
+		return "commentbench run: " + runs[0].Label + " (" + runs[0].Config.Scenario.Name + ")"
+	}
+	return "commentbench: " + strings.Join(names, " vs ")
+}
