@@ -116,20 +116,7 @@ func builtin(t testing.TB, name string) *keys.Design {
 // counters flattens every non-zero counter of a report.
 func counters(r Report) map[string]Counter {
 	m := map[string]Counter{}
-	for _, ix := range r.Indexes {
-		for name, c := range map[string]Counter{"unreferenced": ix.Unreferenced, "undefined": ix.Undefined,
-			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra,
-			"bad_value": ix.BadValue, "undecodable": ix.Undecodable} {
-			if c.Count != 0 {
-				m[ix.Table+"."+name] = c
-			}
-		}
-	}
-	rk, rf := r.Ranks, r.References
-	for name, c := range map[string]Counter{"ranks.over_limit": rk.OverLimit, "ranks.gaps": rk.Gaps, "ranks.stale": rk.Stale,
-		"ranks.dangling": rk.Dangling, "ranks.wrong_product": rk.WrongProduct, "ranks.unparsable": rk.Unparsable,
-		"refs.bad": rf.BadComments, "refs.missing_order": rf.MissingOrder, "refs.order_user": rf.OrderUser,
-		"refs.missing_user": rf.MissingUser, "refs.missing_product": rf.MissingProduct, "refs.missing_seller": rf.MissingSeller} {
+	for name, c := range allCounters(r) {
 		if c.Count != 0 {
 			m[name] = c
 		}
@@ -137,13 +124,44 @@ func counters(r Report) map[string]Counter {
 	return m
 }
 
+// allCounters is every counter of a report, zero or not.
+func allCounters(r Report) map[string]Counter {
+	m := map[string]Counter{}
+	for _, ix := range r.Indexes {
+		for name, c := range map[string]Counter{"unreferenced": ix.Unreferenced, "undefined": ix.Undefined,
+			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra,
+			"bad_value": ix.BadValue, "undecodable": ix.Undecodable} {
+			m[ix.Table+"."+name] = c
+		}
+	}
+	rk, rf := r.Ranks, r.References
+	for name, c := range map[string]Counter{"ranks.over_limit": rk.OverLimit, "ranks.gaps": rk.Gaps, "ranks.stale": rk.Stale,
+		"ranks.dangling": rk.Dangling, "ranks.wrong_product": rk.WrongProduct, "ranks.unparsable": rk.Unparsable,
+		"refs.bad": rf.BadComments, "refs.missing_order": rf.MissingOrder, "refs.order_user": rf.OrderUser,
+		"refs.missing_user": rf.MissingUser, "refs.missing_product": rf.MissingProduct, "refs.missing_seller": rf.MissingSeller} {
+		m[name] = c
+	}
+	if r.Run != nil {
+		m["run.lost"] = r.Run.Lost
+	}
+	return m
+}
+
 func assertCounts(t *testing.T, r Report, want map[string]int64) {
 	t.Helper()
 	got := map[string]int64{}
-	for name, c := range counters(r) {
-		got[name] = c.Count
-		if len(c.Samples) == 0 || c.Samples[0] == "" {
+	for name, c := range allCounters(r) {
+		switch {
+		case c.Count == 0 && len(c.Samples) > 0:
+			t.Errorf("%s: nothing counted but samples %q", name, c.Samples)
+		case c.Count == 0:
+		case len(c.Samples) == 0 || c.Samples[0] == "":
 			t.Errorf("%s: %d counted but no sample", name, c.Count)
+		case int64(len(c.Samples)) > min(c.Count, MaxSamples): // a sample per finding, a finding may count several
+			t.Errorf("%s: %d counted, %d samples; want at most %d", name, c.Count, len(c.Samples), min(c.Count, MaxSamples))
+		}
+		if c.Count != 0 {
+			got[name] = c.Count
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -154,6 +172,19 @@ func assertCounts(t *testing.T, r Report, want map[string]int64) {
 	}
 	if r.Consistent != (len(want) == 0) {
 		t.Errorf("consistent = %v with counters %v (%s)", r.Consistent, got, r.Verdict)
+	}
+	// The verdict sums every counter.
+	var sum int64
+	for _, n := range want {
+		sum += n
+	}
+	verdict := fmt.Sprintf("INCONSISTENT: %d problems over %d comments (layout %s)", sum, r.References.Comments, r.Layout)
+	if sum == 0 {
+		verdict = fmt.Sprintf("CONSISTENT: %d comments, every index row and rank accounted for (layout %s)",
+			r.References.Comments, r.Layout)
+	}
+	if r.Verdict != verdict {
+		t.Errorf("verdict %q\nwant    %q", r.Verdict, verdict)
 	}
 }
 
@@ -175,64 +206,6 @@ func TestCleanDataSet(t *testing.T) {
 					r.Indexes[0].Rows, r.Indexes[1].Rows, r.Ranks.Rows, r.Ranks.Products)
 			}
 		})
-	}
-}
-
-// Each fault injected into a good data set shows as exactly its counter, on
-// each design where the fault makes sense.
-func TestFaults(t *testing.T) {
-	every := []string{"seed", "unique", "salted", "hashed", "time-led"}
-	faults := []struct {
-		name    string
-		designs []string
-		inject  func(d *dataset)
-		want    map[string]int64
-	}{
-		{"delete a product-comment row", every, func(d *dataset) {
-			c := d.byProd[d.products[0]][5]
-			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Delete(d.productKey(c))))
-		}, map[string]int64{"product-comment.unreferenced": 1}},
-		{"delete a comment", every, func(d *dataset) {
-			c := d.byProd[d.products[1]][0] // the shortest: not ranked
-			must(d.t, d.st.Mutate(d.ctx, keys.Comment, store.Delete(d.ck(c))))
-		}, map[string]int64{"user-comment.undefined": 1, "product-comment.undefined": 1}},
-		{"rewrite an index value to another comment", every, func(d *dataset) {
-			a, b := d.byProd[d.products[0]][3], d.byProd[d.products[2]][4]
-			must(d.t, d.st.Mutate(d.ctx, keys.ProductComment, store.Put(d.productKey(a), store.Cell{Qualifier: keys.Qualifier, Value: d.ck(b)})))
-		}, map[string]int64{"product-comment.mismatched": 1, "product-comment.extra": 1, "product-comment.unreferenced": 1}},
-		{"same millisecond, same length on seed", []string{"seed"}, func(d *dataset) {
-			p := d.products[2]
-			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
-			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
-		}, map[string]int64{"product-comment.collided": 1}},
-		{"same millisecond, same length with the order in the key", []string{"unique", "salted", "hashed", "time-led"}, func(d *dataset) {
-			p := d.products[2]
-			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
-			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
-		}, map[string]int64{}},
-		{"an 11th rank", every, func(d *dataset) {
-			k, err := d.layout.RankKey(d.products[0], 11)
-			must(d.t, err)
-			c := d.byProd[d.products[0]][0]
-			must(d.t, d.st.Mutate(d.ctx, keys.ProductRank, store.Put(k, store.Cell{Qualifier: keys.Qualifier, Value: d.ck(c)})))
-		}, map[string]int64{"ranks.over_limit": 1}},
-		{"an order of another user", every, func(d *dataset) {
-			c := d.byProd[d.products[0]][7]
-			must(d.t, d.sys.CreateOrder(d.ctx, model.Order{ID: c.OrderID, UserID: d.users[(7+1)%4]}))
-		}, map[string]int64{"refs.order_user": 1}},
-	}
-	for _, f := range faults {
-		for _, name := range f.designs {
-			t.Run(name+"/"+f.name, func(t *testing.T) {
-				d := newDataset(t, builtin(t, name))
-				f.inject(d)
-				r := d.check(false)
-				assertCounts(t, r, f.want)
-				for n, c := range counters(r) {
-					t.Logf("%s: %q", n, c.Samples)
-				}
-			})
-		}
 	}
 }
 
@@ -414,4 +387,33 @@ func (d *dataset) userKey(c model.Comment) []byte {
 		OrderID: c.OrderID, Timestamp: c.Timestamp, ContentLen: c.ContentLen()})
 	must(d.t, err)
 	return k
+}
+
+// Each table's biggest regions come biggest first, three at most, and the
+// smallest is the least of all; region ranges run from the table's start
+// to its end, each region starting where the last one ended.
+func TestSpreadBiggestAndRanges(t *testing.T) {
+	d := newDataset(t, keys.Unique)
+	for _, td := range d.check(false).Spread.Tables {
+		bySize := slices.Clone(td.Regions)
+		slices.SortStableFunc(bySize, func(a, b RegionData) int { return int(b.Bytes - a.Bytes) })
+		if len(td.Biggest) != min(3, len(td.Regions)) {
+			t.Errorf("%s: %d biggest of %d regions", td.Table, len(td.Biggest), len(td.Regions))
+		}
+		for i, r := range td.Biggest {
+			if r.Bytes != bySize[i].Bytes || (i > 0 && r.Bytes > td.Biggest[i-1].Bytes) {
+				t.Errorf("%s: biggest #%d holds %d bytes, want %d", td.Table, i, r.Bytes, bySize[i].Bytes)
+			}
+		}
+		if last := bySize[len(bySize)-1]; td.Smallest.Name == "" || td.Smallest.Bytes != last.Bytes {
+			t.Errorf("%s: smallest %+v, want %d bytes", td.Table, td.Smallest, last.Bytes)
+		}
+		for i, r := range td.Regions {
+			start, end, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(r.Range, "["), ")"), ", ")
+			if !ok || (i == 0) != (start == "start") || (i == len(td.Regions)-1) != (end == "end") ||
+				(i > 0 && !strings.HasSuffix(td.Regions[i-1].Range, ", "+start+")")) {
+				t.Errorf("%s region %d: range %s", td.Table, i, r.Range)
+			}
+		}
+	}
 }

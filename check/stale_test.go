@@ -4,32 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/results"
 )
-
-// The seed's rank upsert writes a shorter ranking over a longer one and
-// leaves the old tail: those rows were written before the new rank 1, and
-// each is one stale rank, nothing else. The fixed job deletes them.
-func TestStaleRanksByWriteTime(t *testing.T) {
-	for _, upsert := range []bool{true, false} {
-		d := newDataset(t, keys.Seed)
-		d.sys = comments.New(d.st, comments.Options{Layout: d.layout, KeepStaleRanks: upsert})
-		time.Sleep(2 * time.Millisecond) // the second run's rank 1 is stamped after the first run's rows
-		shorter := comments.JobOptions{Keep: func(string, int) int { return 7 }}
-		if _, err := d.sys.RankJobWith(d.ctx, d.products[:2], shorter); err != nil {
-			t.Fatal(err)
-		}
-		want := map[string]int64{}
-		if upsert {
-			want["ranks.stale"] = 2 * 3 // two products, ranks 8..10 of each
-		}
-		assertCounts(t, d.check(false), want)
-	}
-}
 
 // With the run's ledger, an edited comment whose index row another comment
 // took is collided, not unreferenced: the ledger holds the length its keys

@@ -168,3 +168,42 @@ func countUntil(a *Arrivals, end time.Duration) int {
 }
 
 func absDur(d time.Duration) time.Duration { return max(d, -d) }
+
+// A rate so low that the next arrival would fall at the largest Duration or
+// past it never arrives: Next says so, and never wraps around to a time
+// before the run's start.
+func TestArrivalAtTheLargestDuration(t *testing.T) {
+	// 1e9·2⁻⁶³ per second is a gap of exactly 2⁶³ ns, one past MaxInt64.
+	for _, rate := range []float64{1e9 * math.Exp2(-63), 1e9 * math.Exp2(-64), 1e-300} {
+		a := NewArrivals(Constant(rate), false, nil)
+		if first, second, third := a.Next(), a.Next(), a.Next(); first != 0 || second != math.MaxInt64 || third != math.MaxInt64 {
+			t.Errorf("rate %g: arrivals at %d, %d, %d; want 0, then never", rate, first, second, third)
+		}
+	}
+}
+
+// A ramp that cannot climb (no step, no room, or no width to its steps)
+// offers one rate and stays on its first step, whatever the time.
+func TestFlatRamps(t *testing.T) {
+	for _, c := range []struct {
+		r     Ramp
+		steps int
+		at    float64
+	}{
+		{Ramp{From: 10, To: 20, By: 0, Every: time.Second}, 1, 10},
+		{Ramp{From: 10, To: 20, By: -5, Every: time.Second}, 1, 10},
+		{Ramp{From: 10, To: 10, By: 5, Every: time.Second}, 1, 10},
+		{Ramp{From: 10, To: 5, By: 5, Every: time.Second}, 1, 5},
+		{Ramp{From: 10, To: 20, By: 5, Every: 0}, 3, 10},
+		{Ramp{From: 10, To: 20, By: 5, Every: -time.Second}, 3, 10},
+	} {
+		for _, at := range []time.Duration{-time.Second, 0, time.Second, time.Hour} {
+			if s, rate := c.r.Step(at), c.r.At(at); s != 0 || rate != c.at {
+				t.Errorf("%+v at %v: step %d, rate %v; want 0 and %v", c.r, at, s, rate, c.at)
+			}
+		}
+		if n := c.r.Steps(); n != c.steps {
+			t.Errorf("%+v: %d steps, want %d", c.r, n, c.steps)
+		}
+	}
+}

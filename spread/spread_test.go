@@ -1,6 +1,7 @@
 package spread
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -155,5 +156,76 @@ func TestAllTablesLeavesIdleOut(t *testing.T) {
 	one := Tables(loads[2:], []string{"rs1", "rs2"}, nil, 3)
 	if len(one) != 2 || one[len(one)-1].Table == AllTables {
 		t.Errorf("one busy table and one idle: %d entries, want no all-tables line", len(one))
+	}
+}
+
+// A region idle over an interval has nothing to show for it, whichever of
+// its counters stood still: an unchanged counter is not one that went
+// backwards.
+func TestTrackerIdleInterval(t *testing.T) {
+	r1 := store.Region{Table: "t", Name: "r1", Server: "rs1"}
+	c := store.Counters{ReadRequests: 10, WriteRequests: 20, RowsScanned: 30, BytesIn: 40, BytesOut: 50}
+	tr := NewTracker()
+	tr.Reset([]store.RegionStat{{Region: r1, Counters: c}})
+	if d := tr.Observe([]store.RegionStat{{Region: r1, Counters: c}}); d[0].Counters != (store.Counters{}) {
+		t.Errorf("an idle interval's delta %+v, want zero", d[0].Counters)
+	}
+	// Each counter moving alone shows as itself.
+	for i, next := range []store.Counters{
+		{ReadRequests: 11, WriteRequests: 20, RowsScanned: 30, BytesIn: 40, BytesOut: 50},
+		{ReadRequests: 11, WriteRequests: 22, RowsScanned: 30, BytesIn: 40, BytesOut: 50},
+		{ReadRequests: 11, WriteRequests: 22, RowsScanned: 33, BytesIn: 40, BytesOut: 50},
+		{ReadRequests: 11, WriteRequests: 22, RowsScanned: 33, BytesIn: 44, BytesOut: 50},
+		{ReadRequests: 11, WriteRequests: 22, RowsScanned: 33, BytesIn: 44, BytesOut: 55},
+	} {
+		d := tr.Observe([]store.RegionStat{{Region: r1, Counters: next}})[0].Counters
+		want := next.Sub(c)
+		if d != want || d == (store.Counters{}) {
+			t.Errorf("step %d: delta %+v, want %+v", i, d, want)
+		}
+		c = next
+	}
+	if tot := tr.Totals(); len(tot) != 1 || tot[0].Reads != 1 || tot[0].Writes != 2 {
+		t.Errorf("totals %+v, want 1 read and 2 writes", tot)
+	}
+}
+
+// Totals come by table, then by start key, whatever order the regions were
+// seen in.
+func TestTotalsOrder(t *testing.T) {
+	regions := []store.Region{
+		{Table: "b", Name: "b2", Start: []byte("m")},
+		{Table: "a", Name: "a2", Start: []byte("z")},
+		{Table: "b", Name: "b1"},
+		{Table: "a", Name: "a1", Start: []byte("c")},
+	}
+	for range 10 { // the tracker keeps regions in a map: try its orders
+		tr := NewTracker()
+		var stats []store.RegionStat
+		for _, r := range regions {
+			stats = append(stats, store.RegionStat{Region: r, Counters: store.Counters{ReadRequests: 1}})
+		}
+		tr.Observe(stats)
+		var names []string
+		for _, l := range tr.Totals() {
+			names = append(names, l.Name)
+		}
+		if fmt.Sprint(names) != "[a1 a2 b1 b2]" {
+			t.Fatalf("totals in order %v, want [a1 a2 b1 b2]", names)
+		}
+	}
+}
+
+// Servers that served a table equally: the first by name is the hottest,
+// so a report does not change from one run to the next.
+func TestHottestServerTie(t *testing.T) {
+	loads := []Load{
+		{Region: store.Region{Table: "t", Name: "r1", Server: "rs2"}, Reads: 40},
+		{Region: store.Region{Table: "t", Name: "r2", Server: "rs1"}, Reads: 40},
+		{Region: store.Region{Table: "t", Name: "r3", Server: "rs3"}, Reads: 20},
+	}
+	ts := Tables(loads, []string{"rs3", "rs2", "rs1"}, nil, 3)[0]
+	if ts.HottestServer != "rs1" || ts.HottestServerShare != 0.4 || ts.Ceiling != 2.5 {
+		t.Errorf("hottest server %s at %v (ceiling %v), want rs1 at 0.4 (2.5)", ts.HottestServer, ts.HottestServerShare, ts.Ceiling)
 	}
 }

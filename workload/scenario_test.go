@@ -118,7 +118,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 		"mix: [write]":                   "mix: a list is not a mapping",
 		"mix: {write: 1, write: 2}":      "mix.write: given twice (first at line 1)",
 		"duration: soon":                 `line 1: duration: "soon" is not a duration`,
-		"duration: 0\nops: 0":            "duration: 0 with ops 0",
+		"duration: 0\nops: 0":            "duration 0 and ops 0: the run would never stop",
 		"warmup: -1s":                    "warmup: -1s is out of range",
 		"interval: 1ms":                  "interval: 1ms is out of range (want 10ms or more)",
 		"layout: hex":                    `layout: unknown layout "hex" (want one of seed, unique, salted, hashed, time-led, or a design file`,
