@@ -146,13 +146,40 @@ func percentLabel(x float64) string {
 	return strconv.FormatFloat(100*(1-math.Pow(10, -x)), 'f', int(x)-2+1, 64) + "%"
 }
 
+// logY puts p's y axis on a log scale over the positive values of ss, and
+// drops the others from ss's lines (a log axis has no place for them;
+// gonum/plot panics on them). With no positive value at all the axis stays
+// linear and logY says false.
+func logY(p *plot.Plot, ss []series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range ss {
+		kept := make(plotter.XYs, 0, len(s.XY))
+		for _, pt := range s.XY {
+			if pt.Y > 0 && !math.IsInf(pt.Y, 0) {
+				kept = append(kept, pt)
+				lo, hi = min(lo, pt.Y), max(hi, pt.Y)
+			}
+		}
+		ss[i].XY = kept
+	}
+	if lo > hi {
+		return false
+	}
+	if lo == hi { // gonum widens an empty range by ±1, below zero
+		lo, hi = lo/2, hi*2
+	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = lo, hi
+	return true
+}
+
 // distributionChart is one op's latency percentile distribution, a line
 // per series (latency and service time, or one per run).
 func distributionChart(title string, ss []series) (template.HTML, error) {
 	p := newPlot(title, "percentile", "ms (log)")
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicks)
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	logY(p, ss)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.X.Min = 0
 	if err := addLines(p, ss, true); err != nil {
@@ -162,13 +189,10 @@ func distributionChart(title string, ss []series) (template.HTML, error) {
 }
 
 // lineChart is values over the run's time.
-func lineChart(title, yLabel string, logY bool, ss []series, size chartSize, legend bool) (template.HTML, error) {
+func lineChart(title, yLabel string, logScale bool, ss []series, size chartSize, legend bool) (template.HTML, error) {
 	p := newPlot(title, "seconds into the steady phase", yLabel)
 	p.X.Min = 0
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	} else {
+	if !logScale || !logY(p, ss) {
 		p.Y.Min = 0
 	}
 	p.Legend.Top = true

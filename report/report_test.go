@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+	"gonum.org/v1/plot/plotter"
 
 	"commentbench/results"
 )
@@ -393,4 +394,29 @@ func TestDistributionIsTheSummarys(t *testing.T) {
 func relabel(tb testing.TB, dir, layout string) {
 	tb.Helper()
 	setScenario(tb, dir, func(s map[string]any) { s["layout"] = layout })
+}
+
+// A log axis takes only positive values: a chart whose series hold zeros,
+// a single value, or nothing at all is drawn, never a panic, and keeps
+// every positive point.
+func TestLogChartsTakeAnyValues(t *testing.T) {
+	for name, ss := range map[string][]series{
+		"zeros":    {{Name: "a", XY: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}, {X: 2, Y: -1}}}},
+		"one":      {{Name: "a", XY: plotter.XYs{{X: 0, Y: 0.5}}}},
+		"none":     {{Name: "a", XY: plotter.XYs{{X: 0, Y: 0}}}},
+		"empty":    nil,
+		"two runs": {{Name: "a", XY: plotter.XYs{{X: 0, Y: 3}}}, {Name: "b", Index: 1, XY: plotter.XYs{{X: 0, Y: 0}}}},
+	} {
+		if _, err := lineChart(name, "ms (log)", true, ss, small, true); err != nil {
+			t.Errorf("%s: line chart: %v", name, err)
+		}
+		if _, err := distributionChart(name, ss); err != nil {
+			t.Errorf("%s: distribution: %v", name, err)
+		}
+	}
+	ss := []series{{Name: "a", XY: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}, {X: 2, Y: 4}}}}
+	p := newPlot("t", "x", "y")
+	if !logY(p, ss) || len(ss[0].XY) != 2 || p.Y.Min != 2 || p.Y.Max != 4 {
+		t.Errorf("logY kept %v over [%v, %v], want the two positive points over [2, 4]", ss[0].XY, p.Y.Min, p.Y.Max)
+	}
 }

@@ -66,7 +66,8 @@ func TestFellBehind(t *testing.T) {
 		{Pacing{Mode: "open", Arrivals: 100, Late: 50, MaxLateMs: 3}, false},
 		{Pacing{Mode: "open", Arrivals: 100, Late: 10, MaxLateMs: BehindMs}, true},
 		{Pacing{Mode: "open", Arrivals: 100, Late: 9, MaxLateMs: 5000}, false},
-		{Pacing{Mode: "open", Arrivals: 100, Unstarted: 1}, true},
+		{Pacing{Mode: "open", Arrivals: 100, Unstarted: 1, MaxLateMs: BehindMs}, true},
+		{Pacing{Mode: "open", Arrivals: 100, Unstarted: 1, MaxLateMs: 2}, false}, // due as the run ended
 		{Pacing{Mode: "closed", Arrivals: 100, Unstarted: 1}, false},
 	}
 	for _, c := range cases {

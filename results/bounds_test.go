@@ -68,7 +68,7 @@ func TestSLOComparisonsAtEquality(t *testing.T) {
 // Pacing over no arrivals has no late share (not NaN), and rates over no
 // time are 0 (not infinite): the summary must still write as JSON.
 func TestNothingOverNothing(t *testing.T) {
-	p := Pacing{Mode: "open", Unstarted: 3}.Judged()
+	p := Pacing{Mode: "open", Unstarted: 3, MaxLateMs: BehindMs}.Judged()
 	if p.LateShare != 0 || math.IsNaN(p.LateShare) || !p.FellBehind {
 		t.Errorf("pacing with no arrivals: %+v", p)
 	}

@@ -121,12 +121,15 @@ type Pacing struct {
 	Arrivals  int64   `json:"arrivals,omitempty"`
 	Late      int64   `json:"late,omitempty"`
 	Unstarted int64   `json:"unstarted,omitempty"`
-	// MaxLateMs is the largest lateness of an arrival that started.
+	// MaxLateMs is the largest lateness of an arrival: of one that
+	// started, when it started; of one that never did, at the run's end.
 	MaxLateMs float64 `json:"max_late_ms,omitempty"`
 	// LateShare is Late over Arrivals; FellBehind says the run could not
-	// keep its schedule, so its latencies include the wait: some arrivals
-	// never started, or a tenth started late and one of them by at least
-	// BehindMs (a millisecond of timer jitter is not falling behind).
+	// keep its schedule, so its latencies include the wait: an arrival was
+	// BehindMs late (a millisecond of timer jitter is not falling behind),
+	// and either some never started or a tenth started late. One arrival
+	// due a moment before the run ended, still in hand, is not falling
+	// behind.
 	LateShare  float64 `json:"late_share,omitempty"`
 	FellBehind bool    `json:"fell_behind,omitempty"`
 }
@@ -140,7 +143,7 @@ func (p Pacing) Judged() Pacing {
 	if p.Arrivals > 0 {
 		p.LateShare = float64(p.Late) / float64(p.Arrivals)
 	}
-	p.FellBehind = p.Unstarted > 0 || (p.LateShare >= 0.1 && p.MaxLateMs >= BehindMs)
+	p.FellBehind = p.MaxLateMs >= BehindMs && (p.Unstarted > 0 || p.LateShare >= 0.1)
 	return p
 }
 

@@ -121,7 +121,7 @@ func (s *Store) serverOf(ctx context.Context, table string, row []byte) string {
 	if !ok || time.Since(m.at) > time.Second {
 		regions, err := s.Store.Regions(ctx, table)
 		if err != nil {
-			return "unknown"
+			return ""
 		}
 		m = regionMap{regions: regions, at: time.Now()}
 		s.mu.Lock()
@@ -135,13 +135,18 @@ func (s *Store) serverOf(ctx context.Context, table string, row []byte) string {
 	if i < len(m.regions) {
 		return m.regions[i].Server
 	}
-	return "unknown"
+	return ""
 }
 
 // serve runs op on row's server: it queues for a handler, holds it for the
 // modeled service time of what op did (rows, bytes), then lets it go.
 func (s *Store) serve(ctx context.Context, table string, row []byte, op func() (rows, bytes int)) error {
-	sv := s.server(s.serverOf(ctx, table, row))
+	name := s.serverOf(ctx, table, row)
+	if name == "" { // no such table (yet): nothing to queue on, the backend answers
+		op()
+		return nil
+	}
+	sv := s.server(name)
 	sv.mu.Lock()
 	sv.waiting++
 	sv.mu.Unlock()

@@ -264,6 +264,9 @@ var (
 	ErrTableExists   = errors.New("table already exists")
 	ErrInvalid       = errors.New("invalid argument")
 	ErrClosed        = errors.New("store closed")
+	// ErrStorage is a failure of the storage under the backend (a full
+	// disk, an I/O error): every later operation fails with it too.
+	ErrStorage = errors.New("storage failed")
 )
 
 // PrefixEnd is the smallest key greater than every key that starts with

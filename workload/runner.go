@@ -314,7 +314,7 @@ func (r *run) openLoop(w *Worker, arrivals <-chan arrival) {
 	for a := range arrivals {
 		if r.isStopped() {
 			if a.counted {
-				r.unstart.Add(1)
+				r.notStarted(a.at, time.Now())
 			}
 			continue
 		}
@@ -339,6 +339,13 @@ func (r *run) noteLateness(d time.Duration) {
 			return
 		}
 	}
+}
+
+// notStarted counts an arrival the run ended before it could start; its
+// lateness then is how far behind the run was.
+func (r *run) notStarted(at, end time.Time) {
+	r.unstart.Add(1)
+	r.noteLateness(end.Sub(at))
 }
 
 // arrival is an open-loop arrival: when it was due, and whether it counts.
@@ -384,7 +391,7 @@ func (r *run) countUnstarted(arr *pace.Arrivals, begin, at time.Time) {
 	now := time.Now()
 	for ; !at.After(now); at = begin.Add(arr.Next()) {
 		if r.inSteady(at) {
-			r.unstart.Add(1)
+			r.notStarted(at, now)
 		}
 	}
 }

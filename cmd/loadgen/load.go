@@ -25,6 +25,7 @@ import (
 	"commentbench/metrics"
 	"commentbench/progress"
 	"commentbench/results"
+	"commentbench/servermodel"
 	"commentbench/spread"
 	"commentbench/store"
 	"commentbench/workload"
@@ -36,6 +37,7 @@ import (
 func load(o *options, stdout, stderr io.Writer) int {
 	ctx, stopRun := context.WithCancel(interrupts(stderr))
 	defer stopRun()
+	o.stopRun = stopRun
 
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
@@ -43,6 +45,12 @@ func load(o *options, stdout, stderr io.Writer) int {
 	}
 	defer st.Close()
 	storageFailed := watchStorage(st, stopRun)
+	var model *servermodel.Store
+	if o.serverCapacity > 0 {
+		mo, _ := o.modelOptions() // checked with the flags
+		model = servermodel.Wrap(st, mo)
+		st = model
+	}
 	if err := o.dropTables(ctx, st, stderr); err != nil {
 		return fail(stderr, err)
 	}
@@ -64,7 +72,7 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer out.close()
-	out.live, out.interval = live, time.Duration(o.sc.Interval)
+	out.live, out.model, out.interval = live, model, time.Duration(o.sc.Interval)
 
 	code, err := o.execute(ctx, st, out, stdout, stderr)
 	if serr := storageFailed(); serr != nil {
@@ -215,16 +223,33 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		return 0, fmt.Errorf("prepare: %w", err)
 	}
 	var errs int64
+	steps, breached := results.NewSteps(), 0
 	cfg.OnTick = func(t workload.Tick) {
+		if t.Phase == "steady" && o.stopOnBreach {
+			if breached++; !results.BreachedNow(o.slos, t.Interval) {
+				breached = 0
+			}
+			if breached >= 2 && !o.breachStopped {
+				o.breachStopped = true
+				fmt.Fprintln(stderr, "loadgen: two intervals in a row breached an SLO: ending the ramp (--stop-on-breach)")
+				o.stopRun()
+			}
+		}
 		if err := ledger.Flush(); err != nil && out.err == nil {
 			out.err = fmt.Errorf("ledger: %w", err)
 		}
 		out.tick(t)
+		if t.Phase == "steady" && sc.Ramp != "" { // after tick: the busiest server is this interval's
+			steps.Add(t.Target, t.Interval, busiest(t.Regions, out), hottestShare(t.Regions))
+		}
 		errs += intervalErrors(t.Interval)
 		rep.Update(status(sc, t, errs))
 	}
 	res, err := env.Run(ctx, cfg)
 	rep.Finish()
+	if o.breachStopped {
+		res.Interrupted = false // it ended where it was told to
+	}
 	if lerr := ledger.Close(); err == nil {
 		err = lerr
 	}
@@ -234,6 +259,12 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	sum, err := o.summarize(context.WithoutCancel(ctx), st, set, res, layout)
 	if err != nil {
 		return 0, err
+	}
+	if out.model != nil {
+		sum.Servers = modeledServers(out.model, out.modelBase, sum.End.Sub(sum.Start))
+	}
+	if sc.Ramp != "" {
+		sum.Steps, sum.Capacity = steps.Finish(o.slos)
 	}
 	if err := out.finish(sum); err != nil {
 		return 0, err
@@ -251,6 +282,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	fmt.Fprintf(stdout, "results in %s\n", o.out)
 	if res.Interrupted {
 		return ExitInterrupted, nil
+	}
+	if o.breachStopped {
+		return 1, nil
 	}
 	return sloExit(sum.SLOs), nil
 }
@@ -403,8 +437,11 @@ type outputs struct {
 	timeline        *results.TimelineWriter
 	regions         *results.RegionsWriter
 	hlog            *results.HlogWriter
-	interval        time.Duration   // the run's results interval: a shorter last one is marked partial
-	live            *metrics.Server // nil without --metrics-addr
+	interval        time.Duration      // the run's results interval: a shorter last one is marked partial
+	model           *servermodel.Store // nil: no server model
+	servers         *serversCSV
+	modelBase       map[string]servermodel.ServerStat // at the steady phase's start
+	live            *metrics.Server                   // nil without --metrics-addr
 	err             error
 }
 
@@ -445,6 +482,11 @@ func (o *outputs) tick(t workload.Tick) {
 	if err := o.hlog.Write(t.Interval); err != nil {
 		o.err = err
 	}
+	if o.servers != nil {
+		if err := o.servers.write(t.Interval); err != nil {
+			o.err = err
+		}
+	}
 	// Flushed every interval so an abrupt end still leaves whole rows.
 	o.timelineB.Flush()
 	o.regB.Flush()
@@ -457,6 +499,13 @@ func (o *outputs) open(steadyStart time.Time) {
 		o.timeline = results.NewTimelineWriter(o.timelineB, steadyStart, o.interval)
 		o.regions = results.NewRegionsWriter(o.regB, steadyStart, o.interval)
 		o.hlog = results.NewHlogWriter(o.dir, steadyStart)
+		if o.model != nil {
+			o.servers = newServersCSV(o.dir, o.model, steadyStart)
+			o.modelBase = map[string]servermodel.ServerStat{}
+			for _, st := range o.model.Stats() {
+				o.modelBase[st.Server] = st
+			}
+		}
 	}
 }
 
@@ -493,6 +542,9 @@ func (o *outputs) finish(sum results.Summary) error {
 func (o *outputs) close() {
 	o.timelineF.Close()
 	o.regF.Close()
+	if o.servers != nil {
+		o.servers.close()
+	}
 }
 
 // newRunID is a run's random name: 16 hex digits.

@@ -74,7 +74,7 @@ func BenchmarkEnginePut(b *testing.B) {
 }
 
 func BenchmarkRawPebblePut(b *testing.B) {
-	db, err := pebble.Open(b.TempDir(), pebbleOptions(vfs.Default))
+	db, err := pebble.Open(b.TempDir(), pebbleOptions(vfs.Default, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"commentbench/store"
@@ -37,6 +38,11 @@ type Options struct {
 	MaxRegionSize int64
 	// DisableSplits turns automatic splits off (SplitRegion still works).
 	DisableSplits bool
+	// FS, if set, is the file system under the data dir (tests inject
+	// failures with it); Dir is then a path in it, and "" means "engine".
+	FS vfs.FS
+	// fatalExit replaces the process exit when Pebble gives up (tests).
+	fatalExit func()
 	// Sync makes every data write durable before it returns (pebble.Sync),
 	// as HBase's WAL with hbase.wal.hsync does; without it a write reaches
 	// the WAL buffer only, and a crash can lose the last ones.
@@ -113,6 +119,41 @@ type Engine struct {
 	testAfterCheck func() // test hook inside CheckAndPut's critical section
 
 	balancerOff atomic.Bool // SetBalancer(false): regions stay where they are
+
+	// fault is the first storage failure (a full disk, a background error):
+	// from then on every operation fails with it, and faulted is closed.
+	fault     atomic.Pointer[error]
+	faulted   chan struct{}
+	faultOnce sync.Once
+}
+
+// failed records the engine's first storage failure.
+func (e *Engine) failed(cause error) {
+	e.faultOnce.Do(func() {
+		err := fmt.Errorf("embedded: %s: %w: %w", e.where(), store.ErrStorage, cause)
+		e.fault.Store(&err)
+		close(e.faulted)
+	})
+}
+
+// Fault is closed at the engine's first storage failure; Err then says
+// what it was. A run watches it to stop at once rather than count every
+// later write as an error.
+func (e *Engine) Fault() <-chan struct{} { return e.faulted }
+
+// Err is the first storage failure, nil while there is none.
+func (e *Engine) Err() error {
+	if p := e.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (e *Engine) where() string {
+	if e.opts.Dir == "" {
+		return "in memory"
+	}
+	return "data dir " + e.opts.Dir
 }
 
 // paddedMutex keeps stripes on separate cache lines.
@@ -125,37 +166,58 @@ var _ store.Store = (*Engine)(nil)
 
 // pebbleOptions is the Pebble setup the engine runs on; the raw-Pebble
 // benchmark uses it too so that the two compare like for like.
-func pebbleOptions(fs vfs.FS) *pebble.Options {
+// pebbleOptions: fail hears of every failure of the storage under Pebble
+// (a full disk, a flush or compaction that failed), which the engine then
+// reports on every operation instead of taking writes it cannot keep.
+func pebbleOptions(fs vfs.FS, fail func(error)) *pebble.Options {
 	return &pebble.Options{
 		FS:                 fs,
 		FormatMajorVersion: pebble.FormatNewest,
 		// A load-test store is read hard; Pebble's 8 MB default block
 		// cache makes every point read decompress a block.
-		CacheSize: 64 << 20,
-		Logger:    quietLogger{},
+		CacheSize:     64 << 20,
+		Logger:        quietLogger{fail: fail},
+		EventListener: &pebble.EventListener{BackgroundError: fail},
 	}
 }
 
 // quietLogger drops Pebble's informational chatter but keeps its errors.
-type quietLogger struct{}
+type quietLogger struct {
+	fail  func(error)
+	where string
+	exit  func() // ends what called Fatalf; default: the process, exit 2
+}
 
 func (quietLogger) Infof(string, ...interface{}) {}
 func (quietLogger) Errorf(format string, args ...interface{}) {
 	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
 }
-func (quietLogger) Fatalf(format string, args ...interface{}) {
-	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
-	os.Exit(1)
+
+// Fatalf is Pebble giving up on the DB (it must not return): the process
+// ends with the storage failure's exit code and its cause, not a panic.
+func (l quietLogger) Fatalf(format string, args ...interface{}) {
+	msg := fmt.Sprintf(format, args...)
+	if l.fail != nil {
+		l.fail(errors.New(msg))
+	}
+	fmt.Fprintf(os.Stderr, "embedded: %s: storage failed, Pebble cannot go on: %s\n", l.where, msg)
+	if l.exit != nil {
+		l.exit()
+		return
+	}
+	os.Exit(2)
 }
 
 // Open opens (or, with CreateIfMissing or in memory, creates) an engine.
 func Open(opts Options) (*Engine, error) {
 	opts.setDefaults()
-	db, err := openDB(opts)
+	e := &Engine{faulted: make(chan struct{}), opts: opts}
+	db, err := openDB(opts, e.failed)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{
+	*e = Engine{
+		faulted:      e.faulted,
 		opts:         opts,
 		db:           db,
 		seed:         maphash.MakeSeed(),
@@ -185,12 +247,20 @@ func Open(opts Options) (*Engine, error) {
 
 // openDB opens the Pebble DB and checks, or for a new dir writes, the
 // engine format marker.
-func openDB(opts Options) (*pebble.DB, error) {
+func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 	fs, dir := vfs.Default, opts.Dir
+	if opts.FS != nil {
+		fs = opts.FS
+	}
 	create := opts.CreateIfMissing
-	if dir == "" {
+	switch {
+	case opts.FS != nil: // a test's file system: whatever it holds
+		if dir == "" {
+			dir = "engine"
+		}
+	case dir == "":
 		fs, dir, create = vfs.NewMem(), "engine", true
-	} else {
+	default:
 		entries, err := os.ReadDir(dir)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
@@ -202,12 +272,13 @@ func openDB(opts Options) (*pebble.DB, error) {
 		case len(entries) > 0:
 			create = false // never create a DB inside a non-empty directory
 		case !create:
-			return nil, fmt.Errorf("embedded: open %q: %w (missing or empty; set CreateIfMissing to create one)", dir, ErrNotDataDir)
+			return nil, fmt.Errorf("embedded: open %q: %w (missing or empty: is it the directory loadgen wrote?)", dir, ErrNotDataDir)
 		}
 	}
 	readOnly := opts.ReadOnly && opts.Dir != "" // an in-memory engine starts empty: nothing to read
 	create = create && !readOnly
-	po := pebbleOptions(fs)
+	po := pebbleOptions(vfs.OnDiskFull(fs, func() { fail(syscall.ENOSPC) }), fail)
+	po.Logger = quietLogger{fail: fail, where: "data dir " + dir, exit: opts.fatalExit}
 	po.ErrorIfNotExists = !create
 	po.ReadOnly = readOnly
 	db, err := pebble.Open(dir, po)
@@ -295,30 +366,47 @@ func (e *Engine) isServer(s string) bool {
 // inside a Scan callback. Calling it again returns the first call's result.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
-		e.stopOnce.Do(func() { close(e.stop) })
-		<-e.splitterDone
-		e.closing.Store(true)
-		for e.inflight.Load() != 0 {
-			time.Sleep(time.Millisecond) // Close is rare; polling keeps acquire lock-free
+		done := make(chan error, 1)
+		go func() { done <- e.close() }()
+		select {
+		case e.closeErr = <-done:
+		case <-time.After(CloseTimeout):
+			e.closeErr = fmt.Errorf("embedded: close %s: Pebble did not finish within %v (%v): the last writes may be lost",
+				e.where(), CloseTimeout, e.Err())
 		}
-		if e.opts.ReadOnly {
-			e.closeErr = e.db.Close()
-			return
-		}
-		var errs []error
+	})
+	return e.closeErr
+}
+
+// CloseTimeout bounds Close: a store whose disk failed may never finish
+// flushing, and a run must still end.
+const CloseTimeout = 10 * time.Second
+
+func (e *Engine) close() error {
+	e.stopOnce.Do(func() { close(e.stop) })
+	<-e.splitterDone
+	e.closing.Store(true)
+	for e.inflight.Load() != 0 {
+		time.Sleep(time.Millisecond) // Close is rare; polling keeps acquire lock-free
+	}
+	if e.opts.ReadOnly {
+		return e.db.Close()
+	}
+	var errs []error
+	if e.Err() == nil { // after a storage failure, write nothing more
 		b := e.db.NewBatch()
 		for _, t := range e.sortedTables() {
 			for _, r := range t.routing.Load().regions {
 				putRegionRecord(b, r)
 			}
 		}
-		errs = append(errs, b.Commit(pebble.Sync), b.Close())
-		errs = append(errs, e.db.Flush(), e.db.Close())
-		if err := errors.Join(errs...); err != nil {
-			e.closeErr = fmt.Errorf("embedded: close: %w", err)
-		}
-	})
-	return e.closeErr
+		errs = append(errs, b.Commit(pebble.Sync), b.Close(), e.db.Flush())
+	}
+	errs = append(errs, e.db.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("embedded: close: %w", err)
+	}
+	return nil
 }
 
 // acquire admits an operation unless the engine is closing; pair with
@@ -330,6 +418,10 @@ func (e *Engine) acquire() error {
 	if e.closing.Load() {
 		e.inflight.Add(-1)
 		return fmt.Errorf("embedded: %w", store.ErrClosed)
+	}
+	if err := e.Err(); err != nil {
+		e.inflight.Add(-1)
+		return err
 	}
 	return nil
 }
@@ -392,4 +484,17 @@ func (e *Engine) writeOpts() *pebble.WriteOptions {
 		return pebble.Sync
 	}
 	return pebble.NoSync
+}
+
+// commit commits a data write; a failure of the storage under it fails the
+// engine, so the run stops there instead of counting errors.
+func (e *Engine) commit(b *pebble.Batch) error {
+	err := b.Commit(e.writeOpts())
+	if err != nil && !errors.Is(err, pebble.ErrClosed) {
+		e.failed(err)
+		if ferr := e.Err(); ferr != nil {
+			return ferr
+		}
+	}
+	return err
 }

@@ -358,7 +358,7 @@ func TestOpenDirChecks(t *testing.T) {
 
 	// A Pebble DB that is not ours.
 	foreign := filepath.Join(base, "foreign")
-	db, err := pebble.Open(foreign, pebbleOptions(nil))
+	db, err := pebble.Open(foreign, pebbleOptions(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 		}
 		acct[i] = w
 	}
-	if err := b.Commit(e.writeOpts()); err != nil {
+	if err := e.commit(b); err != nil {
 		return fmt.Errorf("embedded: mutate %q: %w", tableName, err)
 	}
 	for _, w := range acct {
