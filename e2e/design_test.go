@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"commentbench/check"
 	"commentbench/results"
 	"commentbench/spread"
 )
@@ -83,27 +85,60 @@ func TestDesignSaltCuresHotProduct(t *testing.T) {
 // Sequential ids put every new order and comment at the end of the key
 // space: on the seed's keys one region takes them; hashed spreads them.
 func TestDesignHashCuresSequentialIDs(t *testing.T) {
+	entities := []string{"user", "seller", "product", "order", "comment"}
 	for _, layout := range []string{"seed", "hashed"} {
-		sum := loadgenCI(t, t.TempDir(), layout, "--ids", "sequential", "--regions", "8")
-		checked := 0
-		for _, table := range []string{"user", "seller", "product", "order", "comment"} {
-			ts := tableSpread(t, sum, table)
-			if ts.Requests == 0 {
-				continue
+		dir := t.TempDir()
+		// Enough sellers and products that a fair hash puts no more than
+		// 2/8 of them in one region by chance.
+		sum := loadgenCI(t, dir, layout, "--ids", "sequential", "--regions", "8", "--sellers", "400", "--products", "800")
+		bad := func(share float64) bool {
+			if layout == "seed" {
+				return share < 0.5
 			}
-			checked++
-			share := ts.Hottest[0].Share
-			switch {
-			case layout == "seed" && share < 0.5:
-				t.Errorf("seed %s: hottest region %.2f of requests, want >= 0.5 with sequential ids", table, share)
-			case layout == "hashed" && share > 2.0/8:
-				t.Errorf("hashed %s: hottest region %.2f of requests, want <= 2/8", table, share)
+			return share > 2.0/8
+		}
+		// The run's requests: the tables it wrote and read (orders and
+		// comments; entities are written before the run).
+		for _, table := range []string{"order", "comment"} {
+			if share := tableSpread(t, sum, table).Hottest[0].Share; bad(share) {
+				t.Errorf("%s %s: hottest region took %.2f of the run's requests", layout, table, share)
 			}
 		}
-		if checked < 2 {
-			t.Errorf("%s: only %d entity tables had requests", layout, checked)
+		// The data: every entity table, those seeded before the run too.
+		data := dataSpread(t, dir)
+		for _, table := range entities {
+			td, ok := data[table]
+			if !ok || td.Rows == 0 {
+				t.Fatalf("%s: verify shows no rows in %s", layout, table)
+			}
+			var most int64
+			for _, r := range td.Regions {
+				most = max(most, r.Rows)
+			}
+			if share := float64(most) / float64(td.Rows); len(td.Regions) < 8 || bad(share) {
+				t.Errorf("%s %s: hottest of %d regions holds %.2f of the rows, want %s", layout, table, len(td.Regions), share,
+					map[string]string{"seed": ">= 0.5", "hashed": "<= 2/8 over 8 regions"}[layout])
+			}
 		}
 	}
+}
+
+// dataSpread is verify's placement of each table's rows.
+func dataSpread(t *testing.T, dir string) map[string]check.TableData {
+	t.Helper()
+	out, errOut, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"), "--json", "--quiet")
+	if code > 1 {
+		t.Fatalf("verify: exit %d\n%s", code, errOut)
+	}
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Spread == nil {
+		t.Fatalf("verify --json: %v, spread %v\n%.500s", err, rep.Spread != nil, out)
+	}
+	m := map[string]check.TableData{}
+	for _, td := range rep.Spread.Tables {
+		m[td.Table] = td
+	}
+	return m
 }
 
 // A design written as a user writes one, shipped under layouts/: loadgen
@@ -156,30 +191,50 @@ func TestLint(t *testing.T) {
 // A bad design file is refused with exit 2 before anything is created,
 // naming the file, the line, the table and the part.
 func TestBadDesignRefused(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
 	src, err := os.ReadFile(userDesign(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(src), "key: hash(productId,2) productId revTs orderId", "key: hash(productId,2) productld revTs orderId", 1)
-	if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	line := 1 + strings.Count(text[:strings.Index(text, "productld")], "\n")
-	data := filepath.Join(dir, "data")
-	for _, args := range [][]string{
-		{"loadgen", "--preset", "ci", "--layout", bad, "--data-dir", data, "--out", filepath.Join(dir, "out")},
-		{"loadgen", "lint", "--layout", bad},
+	const good = "key: hash(productId,2) productId revTs orderId"
+	for _, c := range []struct {
+		name, from, to, at, want string
+	}{
+		{"unknown part", good, "key: hash(productId,2) productld revTs orderId", "productld",
+			`table product-comment: part "productld": unknown part`},
+		{"salt out of range", good, "key: salt(orderId,productId,70000) productId revTs orderId", "salt(orderId,productId,70000)",
+			`table product-comment: part "salt(orderId,productId,70000)": salt of 70000 buckets: want 1..65536`},
+		{"listing not newest first", good, "key: orderId productId revTs", "orderId productId revTs",
+			`table product-comment: part "orderId": a listing by productId is read newest first`},
+		{"missing table", "  product-comment-rank:\n    key: productId lit(r) rank\n", "", "",
+			`table product-comment-rank: missing`},
 	} {
-		_, errOut, code := run(t, args[0], args[1:]...)
-		want := bad + ":" + itoa(line) + `: table product-comment: part "productld": unknown part`
-		if code != 2 || !strings.Contains(errOut, want) {
-			t.Errorf("%v: exit %d, want 2 and %q\n%s", args, code, want, errOut)
+		dir := t.TempDir()
+		bad := filepath.Join(dir, "bad.yaml")
+		text := strings.Replace(string(src), c.from, c.to, 1)
+		if text == string(src) {
+			t.Fatalf("%s: the edit did not apply", c.name)
 		}
-	}
-	if _, err := os.Stat(data); !os.IsNotExist(err) {
-		t.Errorf("the data dir was created for a bad design (%v)", err)
+		if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := bad + ":"
+		if c.at != "" {
+			want += itoa(1+strings.Count(text[:strings.Index(text, c.at)], "\n")) + ":"
+		}
+		data := filepath.Join(dir, "data")
+		for _, args := range [][]string{
+			{"loadgen", "--preset", "ci", "--layout", bad, "--data-dir", data, "--out", filepath.Join(dir, "out")},
+			{"loadgen", "lint", "--layout", bad},
+			{"verify", "--layout", bad, "--data-dir", data},
+		} {
+			_, errOut, code := run(t, args[0], args[1:]...)
+			if code != 2 || !strings.Contains(errOut, want) || !strings.Contains(errOut, c.want) {
+				t.Errorf("%s: %v: exit %d, want 2 and %q ... %q\n%s", c.name, args, code, want, c.want, errOut)
+			}
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("%s: the data dir was created for a bad design (%v)", c.name, err)
+		}
 	}
 }
 
@@ -202,3 +257,35 @@ func TestDesignTravelsWithData(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// merge compares runs by their designs' keys, not by the --layout text:
+// one design at two paths merges, a design edited between runs does not.
+func TestMergeComparesDesigns(t *testing.T) {
+	src, err := os.ReadFile(userDesign(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	runWith := func(name string, text string) string {
+		dir := filepath.Join(base, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "design.yaml")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		loadgenCI(t, dir, file, "--ops", "300", "--no-report")
+		return filepath.Join(dir, "out")
+	}
+	a := runWith("a", string(src))
+	b := runWith("b", string(src))
+	edited := runWith("c", strings.Replace(string(src), "revTs orderId\n", "revTs revLen orderId\n", 1))
+	if _, errOut, code := run(t, "loadgen", "merge", "--out", filepath.Join(base, "ab"), a, b); code != 0 {
+		t.Errorf("one design at two paths: merge exit %d\n%s", code, errOut)
+	}
+	_, errOut, code := run(t, "loadgen", "merge", "--out", filepath.Join(base, "ac"), a, edited)
+	if code != 2 || !strings.Contains(errOut, "different key designs") || !strings.Contains(errOut, "product-comment") {
+		t.Errorf("an edited design: merge exit %d, want 2 naming the table that differs\n%s", code, errOut)
+	}
+}

@@ -184,17 +184,44 @@ func TestHBaseDropTables(t *testing.T) {
 // against the test server, clean; verify takes the design from the tables.
 func TestHBaseDesigns(t *testing.T) {
 	cl, _ := cluster(t)
-	for i, layout := range []string{userDesign(t), "salted"} {
+	for i, c := range []struct {
+		layout, name string
+		scans        float64 // per listing page
+	}{{userDesign(t), "product-hash", 1}, {"salted", "salted", 8}} {
 		dir := t.TempDir()
 		prefix := "cb_d" + strconv.Itoa(i) + "_"
-		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--layout", layout, "--quiet", "--out", filepath.Join(dir, "hb"))
+		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--layout", c.layout, "--quiet", "--out", filepath.Join(dir, "hb"))
 		out, errOut, code := run(t, "loadgen", args...)
 		if code != 0 {
-			t.Fatalf("loadgen %s on hbase: exit %d\n%s%s", layout, code, out, errOut)
+			t.Fatalf("loadgen %s on hbase: exit %d\n%s%s", c.name, code, out, errOut)
 		}
+		sum, err := results.ReadSummary(filepath.Join(dir, "hb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []string{"product-latest", "product-page"} {
+			var l *results.ListingCost
+			for _, o := range sum.Ops {
+				if o.Op == op {
+					l = o.Listing
+				}
+			}
+			// A next page skips the buckets an earlier page used up.
+			if l == nil || l.ScansPerPage > c.scans || (op == "product-latest" || c.scans == 1) && l.ScansPerPage != c.scans {
+				t.Errorf("%s on hbase: %s listing cost %+v, want %v scans per page", c.name, op, l, c.scans)
+			}
+		}
+		// No --layout: verify reads the design from the tables.
 		rep, code := verifyJSON(t, append(hbaseArgs(cl, prefix), "--run", filepath.Join(dir, "hb"))...)
-		if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 || rep.References.Comments == 0 {
-			t.Errorf("%s on hbase: exit %d, %s, lost %d", layout, code, rep.Verdict, rep.Run.Lost.Count)
+		if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 || rep.References.Comments == 0 || rep.Layout != c.name {
+			t.Errorf("%s on hbase: exit %d, %s, lost %d, layout %q", c.name, code, rep.Verdict, rep.Run.Lost.Count, rep.Layout)
 		}
+	}
+	// A design other than the tables' is refused before anything is
+	// written, naming the first table and part that differ.
+	_, errOut, code := run(t, "loadgen", append(hbaseArgs(cl, "cb_d1_"), "--preset", "ci", "--layout", "seed", "--append",
+		"--quiet", "--out", filepath.Join(t.TempDir(), "x"))...)
+	if code != 2 || !strings.Contains(errOut, "user-comment") || !strings.Contains(errOut, "part 1") {
+		t.Errorf("seed over salted tables: exit %d, want 2 naming user-comment's first part\n%s", code, errOut)
 	}
 }

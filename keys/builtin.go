@@ -2,7 +2,9 @@ package keys
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -41,14 +43,18 @@ func Builtin(name string) (*Design, error) {
 }
 
 // Load takes a --layout value: a built-in's name, or the path of a design
-// file (anything with a / or ending in .yaml or .yml).
+// file. A built-in's name wins over a file of that name in the working
+// directory; any other value is a path.
 func Load(nameOrPath string) (*Design, error) {
-	if !strings.ContainsRune(nameOrPath, os.PathSeparator) && !strings.HasSuffix(nameOrPath, ".yaml") &&
-		!strings.HasSuffix(nameOrPath, ".yml") {
+	if _, err := builtinFS.Open("designs/" + nameOrPath + ".yaml"); err == nil && !strings.ContainsRune(nameOrPath, os.PathSeparator) {
 		return Builtin(nameOrPath)
 	}
 	src, err := os.ReadFile(nameOrPath)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !strings.ContainsRune(nameOrPath, os.PathSeparator) &&
+		!strings.HasSuffix(nameOrPath, ".yaml") && !strings.HasSuffix(nameOrPath, ".yml"):
+		return Builtin(nameOrPath) // says which names there are
+	case err != nil:
 		return nil, fmt.Errorf("layout file: %w", err)
 	}
 	return Parse(nameOrPath, src)

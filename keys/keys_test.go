@@ -303,6 +303,24 @@ func TestLoadFile(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || errors.Is(err, ErrBadDesign) {
 		t.Errorf("Load(missing file): %v, want a file error", err)
 	}
+	// A bare file name in the working directory is a file, unless it is a
+	// built-in's name; a bare name that is neither lists the built-ins.
+	t.Chdir(dir)
+	if err := os.WriteFile("mydesign", src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("salted", src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Load("mydesign"); err != nil || d.Name() != "mine" {
+		t.Errorf("Load(mydesign) = %v, %v; want the file in the working directory", d, err)
+	}
+	if d, err := Load("salted"); err != nil || d.Name() != "salted" {
+		t.Errorf("Load(salted) = %v, %v; want the built-in", d, err)
+	}
+	if _, err := Load("nosuch"); err == nil || !strings.Contains(err.Error(), "seed, unique, salted") {
+		t.Errorf("Load(nosuch): %v, want the built-ins listed", err)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("name: x\n"), 0o644); err != nil {
 		t.Fatal(err)

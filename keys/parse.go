@@ -430,7 +430,29 @@ func (ps *parser) checkListings() error {
 	if l := t.plan(FieldProductID); l.fanout > 1 || l.filtered {
 		return ps.fail(t.line, ProductRank, "", "a product's ranking is read with one prefix scan: put productId (or parts made from it alone) before rank and every other part")
 	}
+	for _, l := range []struct{ table, owner string }{{UserComment, FieldUserID}, {ProductComment, FieldProductID}} {
+		if err := ps.checkNewestFirst(ps.d.tables[tableIndex(l.table)], l.owner); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkNewestFirst makes sure a listing's pages come out newest first:
+// past the prefix a read builds, the first part that varies among one
+// owner's rows must be the time. Any other part there (an orderId, a salt
+// too wide to enumerate) would order the pages by itself, and nothing
+// downstream could tell: the listing's own key order is all a page has.
+func (ps *parser) checkNewestFirst(t *TableKey, owner string) error {
+	for _, p := range t.Parts[t.plan(owner).prefix:] {
+		switch {
+		case p.Kind == PartTs || p.Kind == PartRevTs:
+			return nil
+		case !p.ownedBy(owner):
+			return ps.fail(p.line, t.Table, p.Source, "a listing by %s is read newest first: after the parts a read can build, the first part that varies must be ts or revTs, not %s (its pages would come out in %s order)", owner, p.Source, p.Source)
+		}
+	}
+	return nil // checkTable has made sure a time part is there
 }
 
 // splits reads a table's splits: regions (the run's --regions), a count,

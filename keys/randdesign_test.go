@@ -70,6 +70,12 @@ func genParts(r *rand.Rand, table string) []string {
 		parts = append(parts, genExtra(r, fields))
 	}
 	r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	switch table {
+	case UserComment:
+		parts = timeFirstToVary(parts, FieldUserID)
+	case ProductComment:
+		parts = timeFirstToVary(parts, FieldProductID)
+	}
 	if table == ProductRank {
 		// Every part here is made from productId alone: rank may go
 		// anywhere after productId itself.
@@ -78,6 +84,37 @@ func genParts(r *rand.Rand, table string) []string {
 		parts = slices.Insert(parts, at, "rank")
 	}
 	return parts
+}
+
+// timeFirstToVary moves a listing's time part to where Parse wants it:
+// right past the parts a read can build (literals, the owner and what is
+// made from it alone, salts it can enumerate), so pages come out newest
+// first.
+func timeFirstToVary(parts []string, owner string) []string {
+	at := slices.IndexFunc(parts, func(p string) bool { return p == "ts" || p == "revTs" })
+	tp := parts[at]
+	parts = slices.Delete(parts, at, at+1)
+	fan, i := 1, 0
+	for ; i < len(parts); i++ {
+		p := parts[i]
+		if strings.HasPrefix(p, "lit(") || p == owner || p == "reverse("+owner+")" || strings.HasPrefix(p, "hash("+owner+",") {
+			continue
+		}
+		if args, ok := strings.CutPrefix(p, "salt("); ok {
+			a := strings.Split(strings.TrimSuffix(args, ")"), ",")
+			if slices.IndexFunc(a[:len(a)-1], func(f string) bool { return f != owner }) < 0 {
+				continue // over the owner alone: derivable
+			}
+			var n int
+			fmt.Sscan(a[len(a)-1], &n)
+			if fan*n <= MaxFanout {
+				fan *= n
+				continue
+			}
+		}
+		break
+	}
+	return slices.Insert(parts, i, tp)
 }
 
 // genExtra is a literal, a salt or a hash over the table's fields (the key

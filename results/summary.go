@@ -40,8 +40,11 @@ type Summary struct {
 	RunID string `json:"run_id,omitempty"`
 	// Interrupted: SIGINT or SIGTERM stopped the run early; what it did is
 	// all here.
-	Interrupted bool        `json:"interrupted"`
-	Ops         []OpSummary `json:"ops"`
+	Interrupted bool `json:"interrupted"`
+	// Design is the key design the run used, whole, so runs are compared
+	// by what their keys are, not by what the design was called.
+	Design *DesignRecord `json:"design,omitempty"`
+	Ops    []OpSummary   `json:"ops"`
 	// Actions are what a user did end to end (post a comment: create the
 	// order, write the comment), each from when its arrival was due to the
 	// end of its last op; recorded under ActionPrefix + name.
@@ -66,6 +69,12 @@ type Summary struct {
 	// Backend holds the backend's own counters (the HBase client's RPCs,
 	// retries and meta lookups), opaque here.
 	Backend json.RawMessage `json:"backend,omitempty"`
+}
+
+// DesignRecord is a key design as its file gives it.
+type DesignRecord struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
 }
 
 // OpSummary is one op over the run. Count is successes; Rate is Count per

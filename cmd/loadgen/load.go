@@ -295,6 +295,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		return sum, err
 	}
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
+	sum.Design = &results.DesignRecord{Name: layout.Name(), Source: string(layout.Source())}
 	servers, err := serverNames(ctx, st)
 	if err != nil {
 		return sum, err

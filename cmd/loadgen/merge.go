@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"commentbench/keys"
 	"commentbench/results"
 )
 
@@ -131,8 +132,26 @@ func mergeable(dirs []string, sums []results.Summary, force bool) error {
 		if got := scenarioOf(s); got != want {
 			return fmt.Errorf("%s ran %s, %s ran %s: give --force to merge them anyway", dirs[0], want, dirs[i+1], got)
 		}
+		if diff := designDiff(sums[0], s); diff != "" {
+			return fmt.Errorf("%s and %s ran different key designs (%s): give --force to merge them anyway", dirs[0], dirs[i+1], diff)
+		}
 	}
 	return nil
+}
+
+// designDiff compares the designs two runs recorded, by their keys: the
+// same file at two paths is one design, one path edited between runs is
+// two. Runs from before designs were recorded compare by name alone.
+func designDiff(a, b results.Summary) string {
+	if a.Design == nil || b.Design == nil {
+		return ""
+	}
+	da, erra := keys.Parse(a.Design.Name, []byte(a.Design.Source))
+	db, errb := keys.Parse(b.Design.Name, []byte(b.Design.Source))
+	if erra != nil || errb != nil {
+		return fmt.Sprintf("a recorded design does not parse: %v", errors.Join(erra, errb))
+	}
+	return da.Diff(db)
 }
 
 // scenarioOf names a run's scenario and key design, for comparing runs.
@@ -141,6 +160,9 @@ func scenarioOf(s results.Summary) string {
 		Scenario struct{ Name, Layout string } `json:"scenario"`
 	}
 	_ = json.Unmarshal(s.Config, &c)
+	if s.Design != nil { // a design file's path is not what it is
+		return fmt.Sprintf("scenario %q", c.Scenario.Name)
+	}
 	return fmt.Sprintf("scenario %q with design %q", c.Scenario.Name, c.Scenario.Layout)
 }
 

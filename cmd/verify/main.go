@@ -25,6 +25,7 @@ import (
 	"commentbench/check"
 	"commentbench/comments"
 	"commentbench/keys"
+	"commentbench/progress"
 	"commentbench/results"
 	"commentbench/store"
 )
@@ -94,6 +95,13 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 			return fail(stderr, fmt.Errorf("--run: %w", err))
 		}
 	}
+	var given *keys.Design // a bad design file is bad usage: said before the data is opened
+	if o.layout != "" {
+		var err error
+		if given, err = keys.Load(o.layout); err != nil {
+			return fail(stderr, fmt.Errorf("--layout: %w", err))
+		}
+	}
 	mode := backend.ReadOnly
 	if o.repair && o.yes {
 		mode = backend.Existing
@@ -105,7 +113,7 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	defer st.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	layout, how, err := o.resolveLayout(ctx, st)
+	layout, how, err := o.resolveLayout(ctx, st, given)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -118,7 +126,7 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	var rows, seen atomic.Int64
 	opts := check.Options{Layout: layout, TempDir: o.tmp, RunDir: o.run,
 		Spread: !o.noSpread, Repair: o.repair, Rows: &rows, Comments: &seen}
-	prog := startProgress(os.Stderr, o.quiet || o.json, &rows, &seen, opts.ReadsPerComment())
+	prog := startProgress(os.Stderr, progress.ModeOf(os.Stderr, o.quiet || o.json), &rows, &seen, opts.ReadsPerComment())
 	rep, err := check.Run(ctx, st, opts)
 	prog.stop()
 	if err != nil {
@@ -150,20 +158,16 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 // resolveLayout takes the design the data recorded; a --layout that
 // contradicts it is refused, naming the first table and part that differ,
 // since every index key would read wrong.
-func (o *options) resolveLayout(ctx context.Context, st store.Store) (*keys.Design, string, error) {
+func (o *options) resolveLayout(ctx context.Context, st store.Store, given *keys.Design) (*keys.Design, string, error) {
 	recorded, found, err := comments.RecordedLayout(ctx, st)
 	if err != nil {
 		return nil, "", err
 	}
-	if o.layout == "" {
+	if given == nil {
 		if !found {
 			return nil, "", errors.New("the data does not record its design: give --layout (" + strings.Join(keys.BuiltinNames(), ", ") + ", or a design file)")
 		}
 		return recorded, "recorded in the data", nil
-	}
-	given, err := keys.Load(o.layout)
-	if err != nil {
-		return nil, "", fmt.Errorf("--layout: %w", err)
 	}
 	if !found {
 		return given, "from --layout", nil
