@@ -288,3 +288,31 @@ func TestLoadgenSLOExit(t *testing.T) {
 		}
 	}
 }
+
+// An SLO on an action, through the command line: an open loop far past
+// what the machine serves breaches it (exit 1, every op of a late arrival
+// carrying its wait), one well below capacity meets it (exit 0).
+func TestActionSLO(t *testing.T) {
+	for _, c := range []struct {
+		rate string
+		code int
+	}{{"100000", 1}, {"40", 0}} {
+		dir := t.TempDir()
+		args := []string{"--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "2s", "--warmup", "0s",
+			"--rate", c.rate, "--workers", "2", "--quiet", "--no-report",
+			"--slo", "action:post-comment:p99<=300ms", "--slo", "comment-write:p99<=300ms",
+			"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}
+		out, errOut, code := run(t, "loadgen", args...)
+		if code != c.code {
+			t.Errorf("--rate %s: exit %d, want %d\n%s%s", c.rate, code, c.code, out, errOut)
+			continue
+		}
+		sum, err := results.ReadSummary(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.SLOs) != 2 || sum.SLOs[0].Met != (c.code == 0) || sum.SLOs[1].Met != (c.code == 0) {
+			t.Errorf("--rate %s: SLO results %+v", c.rate, sum.SLOs)
+		}
+	}
+}

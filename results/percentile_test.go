@@ -1,6 +1,11 @@
 package results
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Sixty values 1..60 µs: 0.99 · 60 = 59.4. The nearest rank is ceil = 60,
 // so p99 is 60 µs; rounding the rank (the Go library's way) gives 59. Each
@@ -51,4 +56,45 @@ func TestPercentileHighestEquivalent(t *testing.T) {
 	if got, want := ValueAtPercentile(h, 50), h.Max(); got != want {
 		t.Errorf("p50 of one value: %d, want its highest equivalent %d", got, want)
 	}
+}
+
+// The SLO check and the interval figures (timeline.csv, the live line,
+// ramp steps) read the same nearest-rank percentile as the summary: on
+// 1..60 µs, p99 is 60 µs, where the library's rounded rank gives 59.
+func TestNearestRankInSLOsAndIntervals(t *testing.T) {
+	s := NewSet([]string{"op"})
+	r := s.NewRecorder()
+	for i := 1; i <= 60; i++ { // exact at this precision: the ranks are the values
+		d := time.Duration(i) * time.Microsecond
+		rec(r, 0, d, d)
+	}
+	iv := s.Collect(t0, t0.Add(time.Second))
+	if got := iv.Ops[0].P99; got != 60*time.Microsecond {
+		t.Errorf("interval p99 %v, want 60µs", got)
+	}
+	sum, err := s.Summary(t0, t0.Add(time.Second), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		slo string
+		met bool
+	}{{"op:p99<=59.5us", false}, {"op:p99<=60us", true}, {"op:p50<=30us", true}, {"op:p90<=53.5us", false}} {
+		if r := Evaluate([]SLO{mustSLO(t, c.slo)}, sum)[0]; r.Met != c.met {
+			t.Errorf("%s on 1..60 µs: met %v (actual %v), want %v", c.slo, r.Met, r.Actual, c.met)
+		}
+	}
+	if BreachedNow([]SLO{mustSLO(t, "op:p99<=59.5us")}, Interval{Start: t0, End: t0.Add(time.Second),
+		Ops: []OpInterval{{Op: "op", Count: 60, Hist: sumHist(t, sum)}}}) != true {
+		t.Error("an interval's SLO check reads the rounded rank")
+	}
+}
+
+func sumHist(t *testing.T, s Summary) *hdr.Histogram {
+	t.Helper()
+	h, err := DecodeHist(s.Ops[0].LatencyHist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

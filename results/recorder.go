@@ -3,6 +3,7 @@ package results
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +168,24 @@ func record(h *hdr.Histogram, d time.Duration) int64 {
 type Interval struct {
 	Start, End time.Time
 	Ops        []OpInterval // in Set.Ops order
+}
+
+// Achieved is the interval's rate of arrivals served, per second: its
+// actions, failed ones too (an open loop's target counts arrivals, and an
+// arrival is one action however many ops it makes). The clock-driven
+// rank job and bursts are actions too, a handful a second at most.
+func (iv Interval) Achieved() float64 {
+	d := iv.End.Sub(iv.Start)
+	if d <= 0 {
+		return 0
+	}
+	var n int64
+	for _, op := range iv.Ops {
+		if strings.HasPrefix(op.Op, ActionPrefix) {
+			n += op.Count + op.Errors
+		}
+	}
+	return float64(n) / d.Seconds()
 }
 
 // OpInterval is one op's successes, errors and latency over an interval.

@@ -159,17 +159,19 @@ func (s *Steps) Finish(slos []SLO) ([]Step, *Capacity) {
 		if err != nil {
 			continue
 		}
-		var n int64
 		for _, o := range sum.Ops {
 			if o.Count+o.Errors == 0 {
 				continue
 			}
-			n += o.Count
 			st.Ops = append(st.Ops, StepOp{Op: o.Op, Count: o.Count, P50: o.Latency.P50, P99: o.Latency.P99, P999: o.Latency.P999,
 				ErrorRate: 100 * float64(o.Errors) / float64(o.Count+o.Errors)})
 		}
+		var arrivals int64 // served, as Interval.Achieved counts them
+		for _, a := range sum.Actions {
+			arrivals += a.Count + a.Errors
+		}
 		if a.seconds > 0 {
-			st.Achieved = float64(n) / a.seconds
+			st.Achieved = float64(arrivals) / a.seconds
 		}
 		st.SLOs = Evaluate(slos, sum)
 		for _, r := range st.SLOs {

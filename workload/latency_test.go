@@ -13,11 +13,22 @@ import (
 // returns its summary.
 func writeRun(t *testing.T, rate float64, delay time.Duration) results.Summary {
 	t.Helper()
+	return mixRun(t, map[string]float64{"write": 1}, rate, delay, nil)
+}
+
+// mixRun runs the actors of mix at rate arrivals/s on 2 workers over a
+// store whose every call takes delay, and returns the summary; shape, if
+// given, changes the scenario first.
+func mixRun(t *testing.T, mix map[string]float64, rate float64, delay time.Duration, shape func(*Scenario)) results.Summary {
+	t.Helper()
 	sc := testScenario(t, "unique")
-	sc.Mix = map[string]float64{"write": 1}
+	sc.Mix = mix
 	sc.Workers, sc.Rate, sc.Ops, sc.RankEvery = 2, rate, 0, 0
 	sc.Burst.Every = 0
 	sc.Duration, sc.Warmup = Duration(2*time.Second), 0
+	if shape != nil {
+		shape(&sc)
+	}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +145,28 @@ func TestOpenLoopCountsTheSteadyPhaseOnly(t *testing.T) {
 	if got := float64(p.Arrivals + p.Unstarted); got < 0.99*due || got > 1.01*due {
 		t.Errorf("steady phase of %v at 400/s: %d started + %d never = %.0f, want %.0f within 1%%",
 			out.End.Sub(out.Start), p.Arrivals, p.Unstarted, got, due)
+	}
+}
+
+// Every op of a late arrival carries the wait, whatever the actor: each
+// page of a walk (the later pages too), each write of a burst, each order
+// of a multi-product order, each page of a timeline. Small pages make the
+// walks several pages deep.
+func TestEveryActorCarriesTheWait(t *testing.T) {
+	const delay = time.Millisecond
+	mix := map[string]float64{"write": 4, "burst": 1, "multi-order": 1, "list": 1, "pager": 2, "timeline": 2}
+	over := mixRun(t, mix, 2000, delay, func(sc *Scenario) { sc.PageSize, sc.MaxPages = 2, 0 })
+	if !over.Pacing.FellBehind {
+		t.Fatalf("overload run kept up: %+v", over.Pacing)
+	}
+	for _, name := range []string{"product-latest", "product-page", "burst-write", "multi-order-write", "user-timeline"} {
+		o := opOf(t, over.Ops, name)
+		if o.Count < 3 {
+			t.Errorf("%s ran %d times: too few to judge", name, o.Count)
+			continue
+		}
+		if o.Latency.P50 < 10*o.Service.P50 || o.Latency.P50 < 50 {
+			t.Errorf("overload %s: p50 latency %.2f ms, service %.2f ms: want the wait in every op", name, o.Latency.P50, o.Service.P50)
+		}
 	}
 }

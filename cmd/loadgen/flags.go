@@ -238,7 +238,7 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 		if err != nil {
 			return fmt.Errorf("--slo: %w", err)
 		}
-		if err := s.CheckOp(workload.OpNames); err != nil {
+		if err := s.CheckOp(workload.ResultNames()); err != nil {
 			return fmt.Errorf("--slo: %w", err)
 		}
 		o.slos = append(o.slos, s)
@@ -286,7 +286,9 @@ flags:
 		d, _ := keys.Builtin(name)
 		fmt.Fprintln(w, wrap(name+": "+d.Description(), "  ", "      ", 78))
 	}
-	fmt.Fprintf(w, "\noperations (for --slo): %s\n", strings.Join(workload.OpNames, ", "))
+	fmt.Fprintln(w, wrap("operations (for --slo): "+strings.Join(workload.OpNames, ", "), "\n", "  ", 78))
+	fmt.Fprintln(w, wrap("actions, end to end from when the arrival was due (for --slo as action:NAME:p99<=300ms): "+
+		strings.Join(workload.ActionNames, ", "), "", "  ", 78))
 }
 
 // wrap folds text into lines of at most width columns.

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -39,6 +40,7 @@ func load(o *options, stdout, stderr io.Writer) int {
 	defer stopRun()
 	o.stopRun = stopRun
 
+	o.backend.Expect = append(slices.Clone(keys.Tables), comments.MetaTable) // checked before any is created
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
 		return fail(stderr, err)
@@ -83,6 +85,9 @@ func load(o *options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "loadgen:", err)
 		if ctx.Err() != nil {
 			return ExitInterrupted
+		}
+		if errors.Is(err, backend.ErrRefused) {
+			return 2
 		}
 		return 1
 	}
@@ -425,7 +430,7 @@ func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
 	for _, op := range t.Interval.Ops {
 		s.WorstP99 = max(s.WorstP99, op.P99)
 	}
-	s.Rate, s.Target = achieved(t.Interval), t.Target
+	s.Rate, s.Target = t.Interval.Achieved(), t.Target
 	return s
 }
 
@@ -468,7 +473,7 @@ func newOutputs(dir string) (*outputs, error) {
 func (o *outputs) tick(t workload.Tick) {
 	if o.live != nil {
 		o.live.Update(metrics.Update{Phase: t.Phase, Interval: t.Interval, Regions: t.Regions,
-			Target: t.Target, Achieved: achieved(t.Interval)})
+			Target: t.Target, Achieved: t.Interval.Achieved()})
 	}
 	if t.Phase != "steady" || o.err != nil {
 		return
@@ -508,18 +513,6 @@ func (o *outputs) open(steadyStart time.Time) {
 			}
 		}
 	}
-}
-
-// achieved is the operations per second an interval completed.
-func achieved(iv results.Interval) float64 {
-	var n int64
-	for _, op := range iv.Ops {
-		n += op.Count
-	}
-	if d := iv.End.Sub(iv.Start); d > 0 {
-		return float64(n) / d.Seconds()
-	}
-	return 0
 }
 
 func (o *outputs) finish(sum results.Summary) error {
