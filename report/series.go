@@ -26,7 +26,7 @@ const (
 type opPoint struct {
 	X              float64 // the slot's middle, seconds
 	Rate           float64 // successes per second
-	P50, P99, Max  float64 // ms: the slot's interval's; merged, the highest of them
+	P50, P99, Max  float64 // ms: the slot's interval's
 	Count, Errors  int64
 	slot, interval int
 }
@@ -36,10 +36,10 @@ type opPoint struct {
 // when they started within half an interval of each other.
 func slot(start, interval float64) int { return int(math.Round(start / interval)) }
 
-// timeline gathers timeline.csv per op and slot: rates add up (processes
-// of a merged run are summed), percentiles are the slot's highest (a
-// merged slot's true percentile is not in the CSV, so the page says
-// "highest").
+// timeline gathers timeline.csv per op and slot. A merged run's file has
+// one row per slot already, its percentiles those of the processes'
+// merged histograms (loadgen merge); rows of an earlier version's merge,
+// one per process, add their rates and keep the highest percentile.
 func (r *Run) timeline() map[string][]opPoint {
 	iv := r.intervalSec()
 	acc := map[string]map[int]*opPoint{}

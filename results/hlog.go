@@ -140,22 +140,30 @@ func ReadHlog(path string) ([]*hdr.Histogram, error) {
 // interval-length slot of wall-clock time, so a merged log reads as one
 // run's. interval 0 takes the length of the first interval read.
 func MergeHlogs(dirs []string, out string, interval time.Duration) error {
-	logs := map[string][]*hdr.Histogram{}
+	_, err := mergeHlogs(dirs, out, interval)
+	return err
+}
+
+// mergedLogs are merged interval histograms: per op, per slot of wall-clock
+// time interval long (a slot is start ms / interval ms); and each run's
+// own, per op, to tell which slot a run's interval went to.
+type mergedLogs struct {
+	byOp     map[string]map[int64]*hdr.Histogram
+	runs     []map[string][]*hdr.Histogram
+	interval time.Duration
+}
+
+func (m *mergedLogs) slotOf(h *hdr.Histogram) int64 { return h.StartTimeMs() / m.interval.Milliseconds() }
+
+func mergeHlogs(dirs []string, out string, interval time.Duration) (*mergedLogs, error) {
+	m := &mergedLogs{byOp: map[string]map[int64]*hdr.Histogram{}}
 	for _, d := range dirs {
-		paths, err := filepath.Glob(filepath.Join(d, "*"+HlogSuffix))
+		logs, err := readRunHlogs(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, p := range paths {
-			hs, err := ReadHlog(p)
-			if err != nil {
-				return err
-			}
-			op := strings.TrimSuffix(filepath.Base(p), HlogSuffix)
-			if len(hs) > 0 && hs[0].Tag() != "" {
-				op = hs[0].Tag() // the file name is made safe; the tag is the name
-			}
-			logs[op] = append(logs[op], hs...)
+		m.runs = append(m.runs, logs)
+		for _, hs := range logs {
 			if interval <= 0 && len(hs) > 0 {
 				interval = time.Duration(hs[0].EndTimeMs()-hs[0].StartTimeMs()) * time.Millisecond
 			}
@@ -164,25 +172,50 @@ func MergeHlogs(dirs []string, out string, interval time.Duration) error {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	byOp := map[string]map[int64]*hdr.Histogram{}
+	m.interval = interval
 	var first int64 = -1
-	for op, hs := range logs {
-		byOp[op] = map[int64]*hdr.Histogram{}
-		for _, h := range hs {
-			slot := h.StartTimeMs() / interval.Milliseconds()
-			if byOp[op][slot] == nil {
-				byOp[op][slot] = newHist()
+	for _, logs := range m.runs {
+		for op, hs := range logs {
+			if m.byOp[op] == nil {
+				m.byOp[op] = map[int64]*hdr.Histogram{}
 			}
-			byOp[op][slot].Merge(h)
-			// A slot can start before its first interval: the log's times
-			// count from the earliest slot, so none is negative (readers
-			// skip a line with a minus sign).
-			if at := slot * interval.Milliseconds(); first < 0 || at < first {
-				first = at
+			for _, h := range hs {
+				slot := m.slotOf(h)
+				if m.byOp[op][slot] == nil {
+					m.byOp[op][slot] = newHist()
+				}
+				m.byOp[op][slot].Merge(h)
+				// A slot can start before its first interval: the log's times
+				// count from the earliest slot, so none is negative (readers
+				// skip a line with a minus sign).
+				if at := slot * interval.Milliseconds(); first < 0 || at < first {
+					first = at
+				}
 			}
 		}
 	}
-	return writeMergedHlogs(out, byOp, first, interval)
+	return m, writeMergedHlogs(out, m.byOp, first, interval)
+}
+
+// readRunHlogs reads one run's interval logs, per op.
+func readRunHlogs(dir string) (map[string][]*hdr.Histogram, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*"+HlogSuffix))
+	if err != nil {
+		return nil, err
+	}
+	logs := map[string][]*hdr.Histogram{}
+	for _, p := range paths {
+		hs, err := ReadHlog(p)
+		if err != nil {
+			return nil, err
+		}
+		op := strings.TrimSuffix(filepath.Base(p), HlogSuffix)
+		if len(hs) > 0 && hs[0].Tag() != "" {
+			op = hs[0].Tag() // the file name is made safe; the tag is the name
+		}
+		logs[op] = append(logs[op], hs...)
+	}
+	return logs, nil
 }
 
 func writeMergedHlogs(out string, byOp map[string]map[int64]*hdr.Histogram, firstMs int64, interval time.Duration) error {

@@ -65,7 +65,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	}
 	m.SLOs = results.Evaluate(o.slos, m)
 	m.Judge(pageSizeOf(m))
-	if err := writeMerged(o.out, m, fs.Args()); err != nil {
+	if err := writeMerged(o.out, m, fs.Args(), sums); err != nil {
 		fmt.Fprintln(stderr, "loadgen merge:", err)
 		return 1
 	}
@@ -76,20 +76,28 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	return sloExit(m.SLOs)
 }
 
-func writeMerged(dir string, m results.Summary, runs []string) error {
+func writeMerged(dir string, m results.Summary, runs []string, sums []results.Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := results.WriteSummary(dir, m); err != nil {
 		return err
 	}
-	if err := results.MergeHlogs(runs, dir, 0); err != nil {
+	starts := make([]time.Time, len(sums))
+	for i, s := range sums {
+		starts[i] = s.Start
+	}
+	// Intervals merge slot by slot; regions keep their rows (each process
+	// saw the same regions, counted by the same engine or cluster).
+	err := results.MergeIntervals(runs, starts, m.Start, dir)
+	if errors.Is(err, results.ErrOldTimeline) {
+		err = mergeCSV(runs, dir, "timeline.csv")
+	}
+	if err != nil {
 		return err
 	}
-	for _, f := range []string{"timeline.csv", "regions.csv"} {
-		if err := mergeCSV(runs, dir, f); err != nil {
-			return err
-		}
+	if err := mergeCSV(runs, dir, "regions.csv"); err != nil {
+		return err
 	}
 	return results.WriteHgrm(dir, m)
 }
