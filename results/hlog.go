@@ -153,7 +153,9 @@ type mergedLogs struct {
 	interval time.Duration
 }
 
-func (m *mergedLogs) slotOf(h *hdr.Histogram) int64 { return h.StartTimeMs() / m.interval.Milliseconds() }
+func (m *mergedLogs) slotOf(h *hdr.Histogram) int64 {
+	return h.StartTimeMs() / m.interval.Milliseconds()
+}
 
 func mergeHlogs(dirs []string, out string, interval time.Duration) (*mergedLogs, error) {
 	m := &mergedLogs{byOp: map[string]map[int64]*hdr.Histogram{}}
