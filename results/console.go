@@ -171,8 +171,9 @@ func printPacing(b *strings.Builder, p Pacing) {
 	line(b, "pacing open loop %s: %s arrivals, %s late, %s unstarted",
 		at, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
 	if p.FellBehind {
-		line(b, "FELL BEHIND: %.0f%% of arrivals late (up to %s), %d never started; latency includes the wait",
-			100*p.LateShare, human(p.MaxLateMs), p.Unstarted)
+		line(b, "FELL BEHIND: %.0f%% of arrivals late (up to %s), %s never started",
+			100*p.LateShare, human(p.MaxLateMs), compact(p.Unstarted, 9))
+		line(b, "  so latencies include the wait for a free worker")
 	}
 }
 
@@ -214,8 +215,8 @@ var violationMeaning = map[string][2]string{
 	"dangling":     {"index rows pointed at no comment", "a write that stopped between its puts"},
 }
 
-// printSpread writes, per table with traffic, its hottest region by key
-// range and share, its hottest server on a line of its own, and where its
+// printSpread writes, per table with traffic, its hottest region by share
+// and key range, its hottest server on a line of its own, and where its
 // writes went; tables with no traffic are named once, as idle.
 func printSpread(b *strings.Builder, ts []spread.TableSpread) {
 	var idle []string
@@ -224,24 +225,64 @@ func printSpread(b *strings.Builder, ts []spread.TableSpread) {
 			idle = append(idle, t.Table)
 			continue
 		}
-		name := t.Table
-		if name == spread.AllTables {
-			name = "* (every table with traffic)"
-		}
-		line(b, "%s  %d regions, %d requests, gini %.2f", name, t.Regions, t.Requests, t.RegionGini)
-		if len(t.Hottest) > 0 {
-			h := t.Hottest[0]
-			line(b, "  hottest region %s on %s: %.0f%% of requests, %.1fx the mean", h.Range, h.Server, 100*h.Share, h.Share*float64(t.Regions))
-		}
-		line(b, "  hottest server %s: %.0f%% of requests (ceiling %.1fx; max/mean %.1f)",
-			t.HottestServer, 100*t.HottestServerShare, t.Ceiling, t.ServerMaxMean)
-		if w := t.HottestWrites; w != nil && t.Table != spread.AllTables {
-			line(b, "  writes: %.0f%% of %d in one region, %s", 100*w.Share, t.Writes, w.Range)
-		}
+		printTable(b, t)
 	}
 	if len(idle) > 0 {
 		line(b, "idle (no requests): %s", strings.Join(idle, ", "))
 	}
+}
+
+// serverWidth bounds a server's name (HBase's are host:port) so it leaves
+// the figures room.
+const serverWidth = 24
+
+func printTable(b *strings.Builder, t spread.TableSpread) {
+	name := t.Table
+	if name == spread.AllTables {
+		name = "* (every table with traffic)"
+	}
+	line(b, "%s  %d regions, %d requests, gini %.2f", name, t.Regions, t.Requests, t.RegionGini)
+	if len(t.Hottest) > 0 {
+		h := t.Hottest[0]
+		head := fmt.Sprintf("  hottest region on %s: %.0f%% of requests, %.1fx the mean, ",
+			cut(h.Server, serverWidth), 100*h.Share, h.Share*float64(t.Regions))
+		table, label := regionTable(t.Table, h.Name)
+		rangeLine(b, head, label, table, h.Range)
+	}
+	line(b, "  hottest server %s: %.0f%% of requests (ceiling %.1fx; max/mean %.1f)",
+		cut(t.HottestServer, serverWidth), 100*t.HottestServerShare, t.Ceiling, t.ServerMaxMean)
+	if w := t.HottestWrites; w != nil && t.Table != spread.AllTables {
+		rangeLine(b, fmt.Sprintf("  writes: %.0f%% of %d in one region, ", 100*w.Share, t.Writes), "", t.Table, w.Range)
+	}
+}
+
+// regionTable is the table a region of the spread's table belongs to: the
+// table itself, or, on the all-tables line, the one its name says, which
+// the line then names (label).
+func regionTable(table, region string) (owner, label string) {
+	if table != spread.AllTables {
+		return table, ""
+	}
+	if owner = spread.RegionTable(region); owner == "" {
+		return "", ""
+	}
+	return owner, owner + " "
+}
+
+// rangeLine ends a line of figures with a key range, so the width never
+// cuts the figures. The range stays on their line when it fits there with
+// each key down to its leading parts; else it takes a line of its own and
+// is cut only past that line's width. label (a table's name, on the
+// all-tables line) goes before the range.
+func rangeLine(b *strings.Builder, head, label, table, rng string) {
+	room := lineWidth - utf8.RuneCountInString(head+label)
+	if utf8.RuneCountInString(spread.LeadingRange(table, rng, room)) <= room {
+		line(b, "%s%s%s", head, label, spread.ShortRange(table, rng, room))
+		return
+	}
+	line(b, "%s", strings.TrimSuffix(head, ", "))
+	room = lineWidth - 4 - utf8.RuneCountInString(label)
+	line(b, "    %s%s", label, spread.ShortRange(table, rng, room))
 }
 
 func printSLOs(b *strings.Builder, rs []SLOResult) {

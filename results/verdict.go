@@ -1,6 +1,8 @@
 package results
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,60 +31,178 @@ type Finding struct {
 const MaxVerdict = 6
 
 // Judge fills the summary's verdict from what it holds (flaws, violations,
-// spread, SLOs, pacing), ranked by severity, cures last. pageSize is the
-// run's listing page size: a page that reads more than one row past it has
-// left its range.
+// listing cost, spread, SLOs, pacing), worst first and cures last, in at
+// most MaxVerdict console lines. pageSize is the run's listing page size.
 func (s *Summary) Judge(pageSize int) {
-	var found []Finding
-	add := func(kind, sev string, fig float64, format string, a ...any) {
-		found = append(found, Finding{Kind: kind, Severity: sev, Figure: fig, Message: fmt.Sprintf(format, a...)})
+	var j judgement
+	j.lost(s)
+	j.slos(s.SLOs)
+	j.scans(s, pageSize)
+	j.hotspots(s.Spread)
+	if p := s.Pacing; p.FellBehind {
+		j.add("behind", Warning, "a lower --rate", p.LateShare,
+			"the run fell behind: %.0f%% of arrivals late, %d never started", 100*p.LateShare, p.Unstarted)
 	}
-	var cures []string
-	f := s.Flaws
-	switch {
-	case f != nil && f.CollidedTotal > 0:
-		add("lost", Critical, float64(f.CollidedTotal), "%d comments lost to colliding index keys (verify --run confirms)", f.CollidedTotal)
-		cures = append(cures, "--layout unique")
-	case s.violation("missing") > 0:
-		add("hidden", Critical, float64(s.violation("missing")), "listings came back %d comments short of what was acknowledged", s.violation("missing"))
-	}
-	if n := s.violation("dangling"); n > 0 {
-		add("dangling", Critical, float64(n), "%d listed index rows point at no comment", n)
-	}
-	for _, r := range s.SLOs {
-		if !r.Met {
-			add("slo", Critical, r.Actual, "SLO %s breached (%s)", r.SLO, formatActual(r))
-		}
-	}
-	if f != nil && f.RowsPerPage > float64(pageSize+1) {
-		add("scan", Warning, f.RowsPerPage, "listing pages read %.0f rows each for %d shown: scans leave their range", f.RowsPerPage, pageSize)
-		cures = append(cures, "--scan bounded")
-	} else if n := s.violation("foreign-row"); n > 0 {
-		add("scan", Warning, float64(n), "%d rows of other listings came back in pages", n)
-	}
-	for _, t := range hotspots(s.Spread) {
-		w := t.HottestWrites
-		add("hotspot", Warning, w.Share, "%s: region %s took %.0f%% of its writes", t.Table, w.Range, 100*w.Share)
-		if t.Table == ListingTable || t.Table == "user-comment" {
-			cures = append(cures, "--layout salted")
-		} else {
-			cures = append(cures, "--layout hashed")
-		}
-	}
-	if s.Pacing.FellBehind {
-		add("behind", Warning, s.Pacing.LateShare, "the run fell behind: %.0f%% of arrivals late, %d never started", 100*s.Pacing.LateShare, s.Pacing.Unstarted)
-		cures = append(cures, "a lower --rate")
-	}
-	slices.SortStableFunc(found, func(a, b Finding) int { return rank(a.Kind) - rank(b.Kind) })
-	if len(cures) > 0 {
-		found = append(found[:min(len(found), MaxVerdict-1)], Finding{Kind: "cure", Severity: Hint,
-			Message: strings.Join(slices.Compact(cures), " · ")})
-	}
-	s.Verdict = found[:min(len(found), MaxVerdict)]
+	s.Verdict = j.ranked()
 }
 
-// kindOrder ranks findings: data lost or hidden first, then scans that
-// leave their range, hotspots, SLO breaches, a run that fell behind.
+// judgement gathers findings, each with the cure the harness knows for it.
+type judgement struct{ found []candidate }
+
+type candidate struct {
+	Finding
+	cure string
+}
+
+func (j *judgement) add(kind, sev, cure string, fig float64, format string, a ...any) {
+	f := Finding{Kind: kind, Severity: sev, Figure: fig, Message: fmt.Sprintf(format, a...)}
+	j.found = append(j.found, candidate{f, cure})
+}
+
+func (j *judgement) lost(s *Summary) {
+	switch f := s.Flaws; {
+	case f != nil && f.CollidedTotal > 0:
+		j.add("lost", Critical, "--layout unique", float64(f.CollidedTotal),
+			"%d comments lost to colliding index keys (verify --run confirms)", f.CollidedTotal)
+	case s.violation("missing") > 0:
+		n := s.violation("missing")
+		j.add("hidden", Critical, "", float64(n), "listings came back %d comments short of what was acknowledged", n)
+	}
+	if n := s.violation("dangling"); n > 0 {
+		j.add("dangling", Critical, "", float64(n), "%d listed index rows point at no comment", n)
+	}
+}
+
+func (j *judgement) slos(rs []SLOResult) {
+	for _, r := range rs {
+		if r.Met {
+			continue
+		}
+		tail := fmt.Sprintf(" breached (%s)", formatActual(r))
+		room := max(messageWidth(Critical)-len("SLO ")-utf8.RuneCountInString(tail), 12)
+		j.add("slo", Critical, "", r.Actual, "SLO %s%s", cut(r.SLO, room), tail)
+	}
+}
+
+// scans finds listing pages that read past their scans' range. A bounded
+// scan reads at most a page and the row that tells a next page exists, so
+// a page may read scans × (page size + 1) rows: a design that fans a page
+// out over salt buckets reads more rows, legitimately.
+func (j *judgement) scans(s *Summary, pageSize int) {
+	cure := "--scan bounded"
+	if s.scanMode() == "bounded" {
+		cure = "" // already bounded: the harness knows no cure
+	}
+	if o, need := worstListing(s.Ops, pageSize); o != nil {
+		j.add("scan", Warning, cure, o.Listing.RowsPerPage, "scans leave their range: %s reads %.0f rows a page, needs %.0f",
+			o.Op, o.Listing.RowsPerPage, need)
+	} else if n := s.violation("foreign-row"); n > 0 {
+		j.add("scan", Warning, cure, float64(n), "%d rows of other listings came back in pages", n)
+	}
+}
+
+// worstListing is the op whose pages read most past what their scans
+// need, and that need; nil when every op's pages stay within it.
+func worstListing(ops []OpSummary, pageSize int) (*OpSummary, float64) {
+	var worst *OpSummary
+	var need, over float64
+	for i, o := range ops {
+		c := o.Listing
+		if c == nil || c.ScansPerPage <= 0 {
+			continue
+		}
+		n := c.ScansPerPage * float64(pageSize+1)
+		if r := c.RowsPerPage / n; r > 1 && r > over {
+			worst, need, over = &ops[i], n, r
+		}
+	}
+	return worst, need
+}
+
+// scanMode is the run's --scan as its configuration records it, "" when
+// it does not say.
+func (s *Summary) scanMode() string {
+	var c struct {
+		Scenario struct {
+			Scan string `json:"scan"`
+		} `json:"scenario"`
+	}
+	if json.Unmarshal(s.Config, &c) != nil {
+		return ""
+	}
+	return c.Scenario.Scan
+}
+
+func (j *judgement) hotspots(ts []spread.TableSpread) {
+	for _, t := range hotspots(ts) {
+		w := t.HottestWrites
+		cure := "--layout hashed"
+		if t.Table == ListingTable || t.Table == "user-comment" {
+			cure = "--layout salted"
+		}
+		head := fmt.Sprintf("%s: %.0f%% of writes to one region, ", t.Table, 100*w.Share)
+		room := messageWidth(Warning) - utf8.RuneCountInString(head)
+		j.add("hotspot", Warning, cure, w.Share, "%s%s", head, spread.ShortRange(t.Table, w.Range, max(room, minRange)))
+	}
+}
+
+// minRange is the fewest columns a hotspot's message gives its key range,
+// however long the table's name.
+const minRange = 16
+
+// ranked orders the findings by severity, then kind, and keeps what fits
+// in MaxVerdict lines: every critical finding before anything lesser, and
+// a lesser one only with room left for the cures of all that is kept.
+func (j *judgement) ranked() []Finding {
+	slices.SortStableFunc(j.found, func(a, b candidate) int {
+		return cmp.Or(severityRank(a.Severity)-severityRank(b.Severity), rank(a.Kind)-rank(b.Kind))
+	})
+	room := MaxVerdict
+	var kept []candidate
+	for _, f := range j.found {
+		n := len(verdictLines(f.Finding))
+		need := n
+		if f.Severity != Critical {
+			need += cureLines(append(slices.Clip(kept), f))
+		}
+		if need <= room {
+			kept, room = append(kept, f), room-n
+		}
+	}
+	out := make([]Finding, 0, len(kept)+1)
+	for _, f := range kept {
+		out = append(out, f.Finding)
+	}
+	if c := cureOf(kept); c.Message != "" && cureLines(kept) <= room {
+		out = append(out, c)
+	}
+	return out
+}
+
+func cureLines(fs []candidate) int {
+	c := cureOf(fs)
+	if c.Message == "" {
+		return 0
+	}
+	return len(verdictLines(c))
+}
+
+// cureOf is the line of cures for the findings, in their order.
+func cureOf(fs []candidate) Finding {
+	var cures []string
+	for _, f := range fs {
+		if f.cure != "" && !slices.Contains(cures, f.cure) {
+			cures = append(cures, f.cure)
+		}
+	}
+	return Finding{Kind: "cure", Severity: Hint, Message: strings.Join(cures, " · ")}
+}
+
+func severityRank(sev string) int { return slices.Index([]string{Critical, Warning, Hint}, sev) }
+
+// kindOrder ranks findings of one severity: data lost or hidden first,
+// then scans that leave their range, hotspots, SLO breaches, a run that
+// fell behind.
 var kindOrder = []string{"lost", "hidden", "dangling", "scan", "hotspot", "slo", "behind"}
 
 func rank(kind string) int { return slices.Index(kindOrder, kind) }
@@ -95,22 +215,18 @@ func (s *Summary) violation(kind string) int64 {
 }
 
 // hotspots are the tables one region of which took at least half the
-// writes while the table has several regions, worst first, at most two.
+// writes, twice its fair share or more (half of two regions' writes is an
+// even spread), worst first, at most two.
 func hotspots(ts []spread.TableSpread) []spread.TableSpread {
 	var out []spread.TableSpread
 	for _, t := range ts {
-		if t.Table != spread.AllTables && t.Regions > 1 && t.HottestWrites != nil && t.HottestWrites.Share >= 0.5 {
+		w := t.HottestWrites
+		if t.Table != spread.AllTables && w != nil && w.Share >= 0.5 && w.Share*float64(t.Regions) >= 2 {
 			out = append(out, t)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b spread.TableSpread) int {
-		switch {
-		case a.HottestWrites.Share > b.HottestWrites.Share:
-			return -1
-		case a.HottestWrites.Share < b.HottestWrites.Share:
-			return 1
-		}
-		return 0
+		return cmp.Compare(b.HottestWrites.Share, a.HottestWrites.Share)
 	})
 	return out[:min(len(out), 2)]
 }
@@ -143,12 +259,10 @@ func printVerdict(b *strings.Builder, v []Finding, p Painter) {
 	}
 	line(b, "verdict:")
 	for _, f := range v {
-		// Wrapped, not cut: the verdict is what a person reads. The
-		// colour's escapes take no columns, so the word is measured bare.
-		word := strings.ToUpper(f.Severity)
-		text := wrapWords(f.Message, lineWidth-3-len(word), lineWidth-4-len(word))
-		pad := strings.Repeat(" ", len(word)+3)
-		for i, l := range text {
+		// The colour's escapes take no columns, so the word is measured
+		// bare.
+		pad := strings.Repeat(" ", len(f.Severity)+3)
+		for i, l := range verdictLines(f) {
 			if i == 0 {
 				b.WriteString("  " + p.Word(f.Severity) + " " + l + "\n")
 			} else {
@@ -157,6 +271,17 @@ func printVerdict(b *strings.Builder, v []Finding, p Painter) {
 		}
 	}
 }
+
+// verdictLines is a finding's message wrapped, not cut (the verdict is what
+// a person reads), after its severity word and then under the message.
+func verdictLines(f Finding) []string {
+	w := messageWidth(f.Severity)
+	return wrapWords(f.Message, w, w-1)
+}
+
+// messageWidth is the columns a finding's first line leaves its message:
+// two of indent, the severity word and a space.
+func messageWidth(sev string) int { return lineWidth - 3 - len(sev) }
 
 // wrapWords folds text into lines of at most first columns, then rest.
 func wrapWords(text string, first, rest int) []string {
