@@ -121,8 +121,12 @@ type RunReport struct {
 
 // Report is everything a check found.
 type Report struct {
-	Layout     string        `json:"layout"`
-	Indexes    []IndexReport `json:"indexes"`
+	Layout  string        `json:"layout"`
+	Indexes []IndexReport `json:"indexes"`
+	// CollidedComments are the comments a colliding key hid from at least
+	// one listing, each once: the indexes' Collided count rows, and a
+	// comment hidden from both listings has two.
+	CollidedComments int64 `json:"collided_comments"`
 	Ranks      RankReport    `json:"ranks"`
 	References RefReport     `json:"references"`
 	Run        *RunReport    `json:"run,omitempty"`
@@ -171,6 +175,16 @@ type checker struct {
 	st     store.Store
 	o      Options
 	repair *repairs
+
+	collidedMu sync.Mutex
+	collided   map[string]bool // comment keys hidden by a collision, in any index
+}
+
+// hidden notes a comment a collision hid from a listing.
+func (c *checker) hidden(ck []byte) {
+	c.collidedMu.Lock()
+	c.collided[string(ck)] = true
+	c.collidedMu.Unlock()
 }
 
 // ReadsPerComment estimates the rows a check reads per comment, for an ETA:
@@ -189,7 +203,7 @@ func (o Options) ReadsPerComment() int64 {
 // Run checks the data set in st. Independent checks run in parallel.
 func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	o.defaults()
-	c := &checker{st: st, o: o, repair: newRepairs(o.Repair)}
+	c := &checker{st: st, o: o, repair: newRepairs(o.Repair), collided: map[string]bool{}}
 	rep := Report{Layout: o.Layout.Name()}
 	pass, err := c.commentPass(ctx)
 	if err != nil {
@@ -215,7 +229,7 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	if err := parallel(tasks); err != nil {
 		return rep, err
 	}
-	rep.Run, rep.Spread = run, spread
+	rep.Run, rep.Spread, rep.CollidedComments = run, spread, int64(len(c.collided))
 	rep.Consistent, rep.Verdict = verdict(rep)
 	if o.Repair {
 		rep.Repair = c.repair.report(rep)
@@ -291,11 +305,6 @@ func ReadReport(dir string) (rep Report, found bool, err error) {
 	return rep, true, nil
 }
 
-// CollidedTotal is the collided comments over every index.
-func (r Report) CollidedTotal() int64 {
-	var n int64
-	for _, ix := range r.Indexes {
-		n += ix.Collided.Count
-	}
-	return n
-}
+// CollidedTotal is the comments lost to colliding keys, each counted once
+// however many listings it is missing from.
+func (r Report) CollidedTotal() int64 { return r.CollidedComments }

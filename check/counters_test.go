@@ -281,15 +281,23 @@ func TestCounterCollided(t *testing.T) {
 			p := d.products[2]
 			d.write("CollideOne", p, d.users[0], "같은 길이", ts0+1000)
 			d.write("CollideTwo", p, d.users[1], "같은 길이", ts0+1000)
-		}, want: map[string]int64{"product-comment.collided": 1},
-			plan: repairPlan{cannot: note(1, keys.ProductComment)}, after: map[string]int64{"product-comment.collided": 1}},
+		}, want: map[string]int64{"product-comment.collided": 1, "collided_comments": 1},
+			plan: repairPlan{cannot: note(1, keys.ProductComment)}, after: map[string]int64{"product-comment.collided": 1, "collided_comments": 1}},
 		{name: "one user, one millisecond, three products", designs: []string{"seed"}, inject: func(d *dataset) {
 			u := d.users[3]
 			d.write("CollideOne", d.products[0], u, "첫째", ts0+1000)
 			d.write("CollideTwo", d.products[1], u, "둘째 글", ts0+1000)
 			d.write("CollideTre", d.products[2], u, "셋째 글입니다", ts0+1000)
-		}, want: map[string]int64{"user-comment.collided": 2},
-			plan: repairPlan{cannot: note(2, keys.UserComment)}, after: map[string]int64{"user-comment.collided": 2}},
+		}, want: map[string]int64{"user-comment.collided": 2, "collided_comments": 2},
+			plan: repairPlan{cannot: note(2, keys.UserComment)}, after: map[string]int64{"user-comment.collided": 2, "collided_comments": 2}},
+		{name: "one user, one product, one millisecond, one length: hidden from both listings, one comment lost",
+			designs: []string{"seed"}, inject: func(d *dataset) {
+				u, p := d.users[3], d.products[2]
+				d.write("CollideOne", p, u, "같은 길이", ts0+1000)
+				d.write("CollideTwo", p, u, "같은 길이", ts0+1000)
+			}, want: map[string]int64{"product-comment.collided": 1, "user-comment.collided": 1, "collided_comments": 1},
+			plan:  repairPlan{cannot: append(note(1, keys.UserComment), note(1, keys.ProductComment)...)},
+			after: map[string]int64{"product-comment.collided": 1, "user-comment.collided": 1, "collided_comments": 1}},
 		{name: "two empty comments in one millisecond, the first edited since, with the ledger", designs: []string{"seed"},
 			inject: func(d *dataset) {
 				p := d.products[2]
@@ -308,8 +316,8 @@ func TestCounterCollided(t *testing.T) {
 				}
 				return ledger(d.t, recs)
 			},
-			want: map[string]int64{"product-comment.collided": 1},
-			plan: repairPlan{cannot: note(1, keys.ProductComment)}, after: map[string]int64{"product-comment.collided": 1}},
+			want: map[string]int64{"product-comment.collided": 1, "collided_comments": 1},
+			plan: repairPlan{cannot: note(1, keys.ProductComment)}, after: map[string]int64{"product-comment.collided": 1, "collided_comments": 1}},
 		{name: "one product, one millisecond, one length, with the order in the key",
 			designs: []string{"unique", "salted", "hashed", "time-led"}, inject: func(d *dataset) {
 				p := d.products[2]

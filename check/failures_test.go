@@ -141,7 +141,7 @@ func TestReadReport(t *testing.T) {
 	if _, found, err := ReadReport(dir); found || err != nil {
 		t.Errorf("no report: found %v, %v", found, err)
 	}
-	want := Report{Layout: "seed", Consistent: true, Verdict: "CONSISTENT: 3 comments",
+	want := Report{Layout: "seed", Consistent: true, Verdict: "CONSISTENT: 3 comments", CollidedComments: 2,
 		Indexes: []IndexReport{{Table: keys.ProductComment, Collided: Counter{Count: 2, Samples: []string{"x"}}}}}
 	must(t, WriteReport(dir, want))
 	got, found, err := ReadReport(dir)

@@ -166,6 +166,7 @@ func (c *checker) match(table string, comments []expected, rows []store.Row, r *
 		tag, taken := tagAt[string(e.key)]
 		if taken && tag == tagMatch {
 			other := valAt[string(e.key)]
+			c.hidden(e.ck)
 			r.Collided.add(1, func() string {
 				return fmt.Sprintf("%s wanted by %s, holds %s", c.describe(table, e.key),
 					c.describe(keys.Comment, e.ck), c.describe(keys.Comment, other))

@@ -35,7 +35,7 @@ func TestEditedCollisionWithLedger(t *testing.T) {
 	assertCounts(t, without, map[string]int64{"product-comment.unreferenced": 1})
 	rep, err := Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), RunDir: run})
 	must(t, err)
-	assertCounts(t, rep, map[string]int64{"product-comment.collided": 1})
+	assertCounts(t, rep, map[string]int64{"product-comment.collided": 1, "collided_comments": 1})
 	if rep.Run.Acked != 2 || rep.Run.Lost.Count != 0 {
 		t.Errorf("run: acked %d lost %d, want 2 and 0", rep.Run.Acked, rep.Run.Lost.Count)
 	}

@@ -40,6 +40,11 @@ func TestSeedOnTrial(t *testing.T) {
 			t.Errorf("%s: verify found %d collided and %d stale ranks; loadgen saw %d and %d",
 				system, rep.CollidedTotal(), rep.Ranks.Stale.Count, f.CollidedTotal, f.StaleRanks)
 		}
+		for _, ix := range rep.Indexes { // the rows too, listing by listing
+			if ix.Collided.Count != f.Collided[ix.Table] {
+				t.Errorf("%s: verify found %d collided rows in %s; loadgen saw %d", system, ix.Collided.Count, ix.Table, f.Collided[ix.Table])
+			}
+		}
 		if rep.Run.Lost.Count != 0 {
 			t.Errorf("%s: %d acknowledged comments lost", system, rep.Run.Lost.Count)
 		}

@@ -175,7 +175,7 @@ func (s *synth) finish() error {
 	}
 	sum.Spread = spread.Tables(loads, []string{"rs1", "rs2", "rs3"}, nil, 3)
 	sum.RunID = fmt.Sprintf("synthetic-%s", s.layout)
-	sum.FillFlaws(map[string]int64{"product-comment": 3}, 0)
+	sum.FillFlaws(map[string]int64{"product-comment": 3}, 3, 0)
 	sum.Judge(10)
 	return results.WriteSummary(s.dir, sum)
 }

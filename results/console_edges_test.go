@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"commentbench/spread"
 )
@@ -75,16 +76,16 @@ func TestConsoleFlawsByListing(t *testing.T) {
 	}
 	b.Reset()
 	printFlaws(&b, &Flaws{CollidedTotal: 3, Collided: map[string]int64{"user-comment": 1, "product-comment": 2}})
-	if !strings.Contains(b.String(), "\n    by listing: product-comment 2, user-comment 1\n") {
+	if !strings.Contains(b.String(), "\n    index rows put over, by listing: product-comment 2, user-comment 1\n") {
 		t.Errorf("by-listing line:\n%s", b.String())
 	}
 }
 
-// A page that reads more than one row past its size has left its range:
-// the page and the row that tells there is a next one are its due.
+// A page that reads more than one row past its size per scan has left its
+// range: the page and the row that tells there is a next one are its due.
 func TestJudgeScanBound(t *testing.T) {
 	for rows, want := range map[float64]bool{10: false, 11: false, 11.5: true, 420: true} {
-		s := Summary{Flaws: &Flaws{RowsPerPage: rows}}
+		s := Summary{Ops: []OpSummary{{Op: "product-page", Listing: &ListingCost{ScansPerPage: 1, RowsPerPage: rows}}}}
 		s.Judge(10)
 		got := false
 		for _, f := range s.Verdict {
@@ -97,7 +98,7 @@ func TestJudgeScanBound(t *testing.T) {
 }
 
 // A table is a hotspot when one of its several regions took half its
-// writes or more; the cure is salting for a listing, hashing otherwise.
+// writes or more, and twice its fair share; the cure is salting for a listing, hashing otherwise.
 func TestJudgeHotspots(t *testing.T) {
 	hot := func(table string, regions int, share float64) spread.TableSpread {
 		return spread.TableSpread{Table: table, Regions: regions, Requests: 10, Writes: 10,
@@ -112,6 +113,8 @@ func TestJudgeHotspots(t *testing.T) {
 		{hot("order", 8, 0.5), "--layout hashed"},
 		{hot("order", 8, 0.49), ""},
 		{hot("order", 1, 1), ""},
+		{hot("order", 2, 0.6), ""}, // 1.2 times its fair share: even enough
+		{hot("order", 4, 0.5), "--layout hashed"},
 		{hot(spread.AllTables, 8, 0.9), ""},
 	} {
 		s := Summary{Spread: []spread.TableSpread{c.t}}
@@ -193,7 +196,12 @@ func TestConsolePacing(t *testing.T) {
 		{Pacing{Mode: "open", Ramp: "1:2:1/1s", Arrivals: 10}, "pacing open loop ramp 1:2:1/1s: 10 arrivals, 0 late, 0 unstarted\n"},
 		{Pacing{Mode: "open", Rate: 5, Arrivals: 10, Late: 9, LateShare: 0.9, MaxLateMs: 250, Unstarted: 4, FellBehind: true},
 			"pacing open loop at 5.0/s: 10 arrivals, 9 late, 4 unstarted\n" +
-				"FELL BEHIND: 90% of arrivals late (up to 250ms), 4 never started; latency inclu…\n"}, // cut at 80 columns
+				"FELL BEHIND: 90% of arrivals late (up to 250ms), 4 never started\n" +
+				"  so latencies include the wait for a free worker\n"},
+		{Pacing{Mode: "open", Rate: 5, Arrivals: 1e12, Late: 1e12, LateShare: 1, MaxLateMs: 3e6, Unstarted: 123456789012, FellBehind: true},
+			"pacing open loop at 5.0/s: 1000.0G arrivals, 1000.0G late, 123456.8M unstarted\n" +
+				"FELL BEHIND: 100% of arrivals late (up to 50.0m), 123456.8M never started\n" +
+				"  so latencies include the wait for a free worker\n"},
 	} {
 		var b strings.Builder
 		printPacing(&b, c.p)
@@ -231,5 +239,39 @@ func TestPartialIntervalMark(t *testing.T) {
 	}
 	if partial(time.Millisecond, 0) != "0" {
 		t.Error("an interval is partial with no results interval")
+	}
+}
+
+// Once regions split their keys are long: the hottest region's server,
+// share and times the mean still show, its range after them without the
+// table's name, or on a line of its own when it does not fit there; the
+// all-tables line names the region's table.
+func TestConsoleSpreadLongKeys(t *testing.T) {
+	pcr := `[product-comment-rank[prod=bAPXWrIwrx r rank=2], end)`
+	s := Summary{Spread: []spread.TableSpread{
+		{Table: "comment", Regions: 2, Requests: 100, HottestServer: "rs3", HottestServerShare: 1, Ceiling: 1, ServerMaxMean: 3,
+			Hottest: []spread.RegionShare{{Name: "comment,ZEul,1.a.", Server: "rs3", Share: 0.53,
+				Range: `[comment[order=ZEulUMXMkO prod=zvQwmwOgwG], comment[order=bNHxCQVIpr prod=FsNBdvlumx])`}}},
+		{Table: "order", Regions: 4, Requests: 100, Writes: 50, HottestServer: "rs2",
+			Hottest:       []spread.RegionShare{{Name: "order,,1.c.", Server: "rs2", Share: 0.28, Range: `[start, order[id=NhlKjZbNtz])`}},
+			HottestWrites: &spread.RegionShare{Share: 0.27, Range: `[start, order[id=NhlKjZbNtz])`}},
+		{Table: spread.AllTables, Regions: 10, Requests: 300, HottestServer: "rs3", HottestServerShare: 0.72,
+			Hottest: []spread.RegionShare{{Name: "product-comment-rank,bAPX,1.b.", Server: "rs3", Share: 0.25, Range: pcr}}},
+	}}
+	out := printed(t, s)
+	for _, want := range []string{
+		"\n  hottest region on rs3: 53% of requests, 1.1x the mean\n    [order=ZEulUMXMkO prod=zvQwmwOgwG, order=bNHxCQVIpr prod=FsNBdvlumx)\n",
+		"\n  hottest region on rs2: 28% of requests, 1.1x the mean, [start, id=NhlKjZbNtz)\n",
+		"\n  writes: 27% of 50 in one region, [start, id=NhlKjZbNtz)\n",
+		"\n  hottest region on rs3: 25% of requests, 2.5x the mean\n    product-comment-rank [prod=bAPXWrIwrx r rank=2, end)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > lineWidth {
+			t.Errorf("%d columns: %q", utf8.RuneCountInString(l), l)
+		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 type Flaws struct {
 	// Collided counts index rows put over another comment's row, by index
 	// table: each hides the earlier comment from that listing.
-	Collided      map[string]int64 `json:"collided"`
-	CollidedTotal int64            `json:"collided_total"`
+	Collided map[string]int64 `json:"collided"`
+	// CollidedTotal is the comments so hidden from at least one listing,
+	// each once (one hidden from both listings has a row in each).
+	CollidedTotal int64 `json:"collided_total"`
 	// ShortListings is the pagers' "missing": comments acknowledged but not
 	// listed, summed over walks. A lower bound of the loss, named for what
 	// it measures.
@@ -40,15 +42,12 @@ var ListingOps = []string{"product-latest", "product-page"}
 const ListingTable = "product-comment"
 
 // FillFlaws computes the figures a summary holds (rows per page, the
-// hottest listing region) and the totals; collided, short listings and
-// stale ranks are the caller's counts.
-func (s *Summary) FillFlaws(collided map[string]int64, staleRanks int64) {
-	f := &Flaws{Collided: collided, StaleRanks: staleRanks}
+// hottest listing region); the collided rows by table, the comments they
+// hid and the stale ranks are the caller's counts.
+func (s *Summary) FillFlaws(collided map[string]int64, collidedComments, staleRanks int64) {
+	f := &Flaws{Collided: collided, CollidedTotal: collidedComments, StaleRanks: staleRanks}
 	if f.Collided == nil {
 		f.Collided = map[string]int64{}
-	}
-	for _, n := range f.Collided {
-		f.CollidedTotal += n
 	}
 	if v := s.Violations["missing"]; v != nil {
 		f.ShortListings = v.Count
@@ -72,7 +71,7 @@ func (s *Summary) FillFlaws(collided map[string]int64, staleRanks int64) {
 // summary.
 func mergeFlaws(out *Summary, sums []Summary) {
 	collided := map[string]int64{}
-	var stale int64
+	var comments, stale int64
 	any := false
 	for _, s := range sums {
 		if s.Flaws == nil {
@@ -82,10 +81,11 @@ func mergeFlaws(out *Summary, sums []Summary) {
 		for t, n := range s.Flaws.Collided {
 			collided[t] += n
 		}
-		stale += s.Flaws.StaleRanks
+		// Processes write comments of their own: none is hidden twice.
+		comments, stale = comments+s.Flaws.CollidedTotal, stale+s.Flaws.StaleRanks
 	}
 	if any {
-		out.FillFlaws(collided, stale)
+		out.FillFlaws(collided, comments, stale)
 	}
 }
 
@@ -100,12 +100,13 @@ func printFlaws(b *strings.Builder, f *Flaws) {
 	}
 	line(b, "  comments lost to colliding keys  %d", f.CollidedTotal)
 	if len(per) > 0 {
-		line(b, "    by listing: %s", strings.Join(per, ", "))
+		line(b, "    index rows put over, by listing: %s", strings.Join(per, ", "))
 	}
 	line(b, "  listings that came back short    %d comments, summed over walks", f.ShortListings)
 	line(b, "  rows read per listing page       %.1f mean, %d max", f.RowsPerPage, f.MaxRowsPerPage)
 	if h := f.HottestListingRegion; h != nil {
-		line(b, "  hottest product-listing region   %.0f%% of its writes, %s", 100*h.Share, h.Range)
+		head := fmt.Sprintf("  hottest product-listing region   %.0f%% of its writes, ", 100*h.Share)
+		line(b, "%s%s", head, spread.ShortRange(ListingTable, h.Range, 80-len(head)))
 	}
 	line(b, "  stale rank rows                  %d", f.StaleRanks)
 }

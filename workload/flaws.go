@@ -24,6 +24,7 @@ type Flaws struct {
 	cur, prev map[string]map[string]string
 	rotated   time.Time
 	collided  map[string]int64
+	hidden    map[string]bool // the comments put over, in any listing
 	samples   map[string]string
 
 	ranksMu sync.Mutex
@@ -39,7 +40,7 @@ const collisionWindow = 10 * time.Second
 // NewFlaws starts with nothing seen.
 func NewFlaws() *Flaws {
 	return &Flaws{cur: map[string]map[string]string{}, prev: map[string]map[string]string{}, rotated: time.Now(),
-		collided: map[string]int64{}, samples: map[string]string{}, high: map[string]int{}, length: map[string]int{}}
+		collided: map[string]int64{}, hidden: map[string]bool{}, samples: map[string]string{}, high: map[string]int{}, length: map[string]int{}}
 }
 
 // IndexPut is comments.Options.OnIndexPut: a key another comment already
@@ -57,6 +58,7 @@ func (f *Flaws) IndexPut(table string, key, ck []byte) {
 	}
 	if ok && had != string(ck) {
 		f.collided[table]++
+		f.hidden[had] = true
 		if _, seen := f.samples[table]; !seen {
 			f.samples[table] = fmt.Sprintf("%x put over %x", ck, had)
 		}
@@ -76,6 +78,14 @@ func (f *Flaws) Collided() map[string]int64 {
 		out[t] = n
 	}
 	return out
+}
+
+// CollidedComments is how many comments a collision hid from at least one
+// listing, each once: a comment hidden from both listings is one comment.
+func (f *Flaws) CollidedComments() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return int64(len(f.hidden))
 }
 
 // ranked notes a ranking of n written for product: under upsert the rows

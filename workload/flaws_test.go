@@ -39,6 +39,15 @@ func TestFlawsCollisions(t *testing.T) {
 	if f.Collided()[keys.ProductComment] != 2 {
 		t.Error("Collided hands out the live map")
 	}
+	// Hidden so far: c1 and c3 (product listing), c2 (user timeline). c7
+	// hidden from both listings by c8 is one comment more, two rows more.
+	for _, table := range []string{keys.ProductComment, keys.UserComment} {
+		f.IndexPut(table, []byte("k9"), []byte("c7"))
+		f.IndexPut(table, []byte("k9"), []byte("c8"))
+	}
+	if n, rows := f.CollidedComments(), f.Collided(); n != 4 || rows[keys.ProductComment]+rows[keys.UserComment] != 5 {
+		t.Errorf("%d comments hidden over %v rows, want 4 comments, 5 rows", n, rows)
+	}
 }
 
 // Under the seed's upsert the rows past a shorter ranking stay: a

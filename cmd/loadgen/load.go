@@ -307,7 +307,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	}
 	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
 	if f := o.flaws; f != nil {
-		sum.FillFlaws(f.Collided(), f.StaleRanks())
+		sum.FillFlaws(f.Collided(), f.CollidedComments(), f.StaleRanks())
 	}
 	sum.SLOs = results.Evaluate(o.slos, sum)
 	sum.Judge(o.sc.PageSize) // last: it reads the flaws and SLOs
