@@ -45,7 +45,17 @@ type Flags struct {
 	Prefix      string
 	ReuseTables bool
 	DropTables  bool
+
+	// Expect names the tables a Create open is about to make or write (set
+	// by the command, not a flag): on hbase, Open refuses them all, before
+	// anything is created, when one is not the harness's.
+	Expect []string
 }
+
+// ErrRefused is a cluster on which the harness cannot make or use its
+// tables (one is another's, its owner cannot be told, the cluster denies
+// a change): commands exit 2 on it, as on a cluster they cannot reach.
+var ErrRefused = hbasestore.ErrRefused
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
@@ -148,7 +158,7 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		return nil, err
 	}
 	if f.Backend == "hbase" {
-		return f.openHBase()
+		return f.openHBase(mode)
 	}
 	if mode != Create && f.DataDir == "" {
 		return nil, fmt.Errorf("--data-dir is required: there is nothing to read in memory")
@@ -169,12 +179,19 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 	return e, nil
 }
 
-func (f *Flags) openHBase() (store.Store, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), f.DialTimeout+time.Second)
+func (f *Flags) openHBase(mode Mode) (store.Store, error) {
+	// Deciding who owns the expected tables takes a few calls per table
+	// after the dial.
+	ctx, cancel := context.WithTimeout(context.Background(), f.DialTimeout+time.Second+
+		time.Duration(len(f.Expect))*f.CallTimeout)
 	defer cancel()
-	s, err := hbasestore.Open(ctx, hbasestore.Options{Prefix: f.Prefix, ReuseTables: f.ReuseTables,
+	o := hbasestore.Options{Prefix: f.Prefix, ReuseTables: f.ReuseTables, ReadOnly: mode == ReadOnly,
 		Client: hbase.Options{ZooKeeper: hosts(f.ZooKeeper), ZKRoot: f.ZKRoot, Bootstrap: hosts(f.Bootstrap),
-			DialTimeout: f.DialTimeout, CallTimeout: f.CallTimeout}})
+			DialTimeout: f.DialTimeout, CallTimeout: f.CallTimeout}}
+	if mode == Create {
+		o.Expect = f.Expect
+	}
+	s, err := hbasestore.Open(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("open hbase (zk %q, bootstrap %q): %w", f.ZooKeeper, f.Bootstrap, err)
 	}

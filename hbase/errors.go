@@ -19,6 +19,7 @@ var (
 	ErrUnknownRegion    = errors.New("hbase: unknown region")
 	ErrSnapshotExists   = errors.New("hbase: snapshot exists")
 	ErrNoSnapshot       = errors.New("hbase: no such snapshot")
+	ErrAccessDenied     = errors.New("hbase: access denied")
 	// ErrUnavailable wraps Dial failures: no bootstrap node was reachable
 	// or none answered like an HBase server.
 	ErrUnavailable = errors.New("hbase: cluster unavailable")
@@ -36,6 +37,7 @@ var classSentinel = map[string]error{
 	wire.ExcSnapshotExists:       ErrSnapshotExists,
 	wire.ExcSnapshotDoesNotExist: ErrNoSnapshot,
 	wire.ExcUnknownSnapshot:      ErrNoSnapshot,
+	wire.ExcAccessDenied:         ErrAccessDenied,
 }
 
 // Error is an exception raised by the server (call level, Multi region or

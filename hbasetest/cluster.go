@@ -9,7 +9,8 @@
 // check-and-mutate, cell TTLs, scan metrics as HBase counts them),
 // MasterService (table procedures, snapshots, cluster status, region moves,
 // the balancer switch, replication peers), the ClientMetaService registry
-// and fault injection (failing calls, latency, killed servers, moves). It
+// and fault injection (failing calls, a method that always fails, a
+// read-only cluster, latency, killed servers, moves). It
 // must not own the data: every row and region lives in the engine, so what
 // a client sees through the wire and what a test reads from the engine
 // never disagree. cmd/minicluster runs it as a process of its own.
@@ -78,8 +79,9 @@ type Cluster struct {
 	servers []*node // engine order
 	byName  map[string]*node
 
-	latency   atomic.Int64 // ns added before every answer
-	scanLimit atomic.Int64 // ns a scan call may read for; 0 = defaultScanTimeLimit
+	latency    atomic.Int64 // ns added before every answer
+	scanLimit  atomic.Int64 // ns a scan call may read for; 0 = defaultScanTimeLimit
+	denyWrites atomic.Bool  // RejectWrites
 
 	mu        sync.Mutex // guards the fields below
 	metaHost  string     // server hosting hbase:meta,,1
@@ -93,6 +95,8 @@ type Cluster struct {
 	nextScan  uint64
 	peers     []ReplicationPeer
 	closed    bool
+	failing   map[string]string // method -> exception class (FailMethod)
+	denied    map[string]int64  // changes refused by RejectWrites, per method
 
 	zk *publisher // nil unless PublishZooKeeper was called
 
@@ -117,6 +121,8 @@ func Start(o Options) (*Cluster, error) {
 		procs:    map[uint64]*pb.GetProcedureResultResponse{},
 		calls:    map[string]int64{},
 		scanners: map[uint64]*scanner{},
+		failing:  map[string]string{},
+		denied:   map[string]int64{},
 	}
 	start := uint64(time.Now().UnixMilli())
 	names := append([]string{masterName}, o.Engine.Servers()...)

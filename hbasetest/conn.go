@@ -163,7 +163,7 @@ func (cn *conn) handle(rh *pb.RequestHeader, param, cells []byte, delay time.Dur
 			ExceptionClassName: proto.String(he.class),
 			StackTrace:         proto.String(he.stackTrace()),
 		}
-		if he.class == wire.ExcDoNotRetryIO {
+		if he.class == wire.ExcDoNotRetryIO || he.class == wire.ExcAccessDenied {
 			hdr.Exception.DoNotRetry = proto.Bool(true)
 		}
 		msg, out = nil, nil
@@ -199,6 +199,9 @@ func (cn *conn) safeDispatch(method string, param, cells []byte) (msg proto.Mess
 }
 
 func (cn *conn) dispatch(method string, param, cells []byte) (proto.Message, []byte, error) {
+	if err := cn.c.injected(cn.service, method, param); err != nil {
+		return nil, nil, err
+	}
 	switch cn.service {
 	case wire.ServiceClient:
 		if class, ok := cn.c.takeFailure(); ok {

@@ -38,6 +38,9 @@ const (
 	ExcSnapshotExists        = "org.apache.hadoop.hbase.snapshot.SnapshotExistsException"
 	ExcSnapshotDoesNotExist  = "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException"
 	ExcUnknownSnapshot       = "org.apache.hadoop.hbase.snapshot.UnknownSnapshotException"
+	// ExcAccessDenied is what HBase's AccessController throws when the
+	// user lacks a permission; a DoNotRetryIOException, so it surfaces.
+	ExcAccessDenied = "org.apache.hadoop.hbase.security.AccessDeniedException"
 )
 
 // LogClosedMarker in a java.io.IOException's stack trace means the region's

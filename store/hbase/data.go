@@ -1,6 +1,7 @@
 package hbasestore
 
 import (
+	"bytes"
 	"context"
 
 	"commentbench/hbase"
@@ -54,6 +55,9 @@ func (s *Store) Get(ctx context.Context, table string, row []byte) (store.Row, e
 	if err != nil {
 		return store.Row{}, s.tableErr("get", table, err)
 	}
+	if bytes.Equal(row, ownerRow) {
+		return store.Row{Key: row}, nil
+	}
 	out := fromResult(row, r)
 	s.attr.got(ctx, s, table, out)
 	return out, nil
@@ -67,6 +71,10 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 	}
 	out := make([]store.Row, len(rows))
 	for i := range rows {
+		if bytes.Equal(rows[i], ownerRow) {
+			out[i] = store.Row{Key: rows[i]}
+			continue
+		}
 		out[i] = fromResult(rows[i], rs[i])
 		s.attr.got(ctx, s, table, out[i])
 	}
@@ -80,11 +88,28 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 // including rows read ahead in a batch the caller did not consume. A
 // server that sends no metrics leaves RowsScanned counting the rows
 // returned, and RowsFiltered 0.
+//
+// The owner row is neither delivered nor counted, so the figures are the
+// data's alone, as on the embedded engine. A reversed scan from the end of
+// one of the harness's tables reads it first, so it asks the servers for
+// one row more when its filter would deliver the owner row. (A forward
+// scan that a filter ends at it, a PrefixFilter over the table's last
+// prefix, still counts it filtered.)
 func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
 	hs := hbase.Scan{Start: sc.Start, Stop: sc.Stop, Reversed: sc.Reversed, Limit: sc.Limit, Filter: toFilter(sc.Filter)}
+	readsOwnerFirst := s.readsOwnerFirst(table, sc)
+	ownerPasses := sc.Filter == nil || keeps(sc.Filter, ownerRow)
+	if readsOwnerFirst && sc.Limit > 0 && ownerPasses {
+		hs.Limit++
+	}
 	var m store.ScanMetrics
 	visited := map[*counters]bool{}
+	delivered, sawOwner := 0, false
 	stats, err := s.c.Scan(ctx, s.name(table), hs, func(r hbase.Result) bool {
+		if bytes.Equal(r.Row, ownerRow) {
+			sawOwner = true
+			return true
+		}
 		row := fromResult(r.Row, r)
 		m.RowsScanned++
 		if c := s.attr.at(ctx, s, table, r.Row); c != nil {
@@ -97,16 +122,41 @@ func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func
 			c.scanned.Add(1)
 			c.out.Add(uint64(rowBytes(row)))
 		}
-		return each(row)
+		delivered++
+		return each(row) && (sc.Limit <= 0 || delivered < sc.Limit)
 	})
 	m.Regions = stats.Regions
 	if !stats.NoServerMetrics && stats.RPCs > 0 {
 		m.RowsScanned, m.RowsFiltered = stats.RowsScanned, stats.RowsFiltered
+		switch {
+		case sawOwner:
+			m.RowsScanned = max(m.RowsScanned-1, 0)
+		case readsOwnerFirst && !ownerPasses && err == nil:
+			m.RowsScanned = max(m.RowsScanned-1, 0) // read, and dropped by the filter
+			m.RowsFiltered = max(m.RowsFiltered-1, 0)
+		}
 	}
 	if err != nil {
 		return m, s.tableErr("scan", table, err)
 	}
 	return m, nil
+}
+
+// readsOwnerFirst reports whether sc starts at table's owner row: a
+// reversed scan from the end of a table known to be the harness's.
+func (s *Store) readsOwnerFirst(table string, sc store.Scan) bool {
+	if !sc.Reversed || (len(sc.Start) > 0 && bytes.Compare(sc.Start, ownerRow) < 0) ||
+		(len(sc.Stop) > 0 && bytes.Compare(sc.Stop, ownerRow) >= 0) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owners[table].state == ourTable
+}
+
+func keeps(f store.Filter, row []byte) bool {
+	keep, _ := f.Decide(row, true)
+	return keep
 }
 
 func toCells(cs []store.Cell) []hbase.Cell {
