@@ -138,11 +138,13 @@ func (c *checker) match(table string, comments []expected, rows []store.Row, r *
 	referenced := map[string]bool{}
 	tagAt := map[string]byte{} // row key -> tag
 	valAt := map[string][]byte{}
+	bad := map[string]bool{} // keys whose value is not a comment key
 	ckLen := c.o.Layout.Table(keys.Comment).Len
 	for _, row := range rows {
 		v, _ := row.Value(keys.Qualifier)
 		if len(v) != ckLen {
 			key, val := bytes.Clone(row.Key), bytes.Clone(v)
+			bad[string(key)] = true
 			r.BadValue.add(1, func() string {
 				return fmt.Sprintf("%s holds %q, not a %d-byte comment key", c.describe(table, key), val, ckLen)
 			})
@@ -161,6 +163,12 @@ func (c *checker) match(table string, comments []expected, rows []store.Row, r *
 	}
 	for _, e := range comments {
 		if referenced[string(e.ck)] {
+			continue
+		}
+		if bad[string(e.key)] {
+			// Its row is there, its value spoilt: one finding, counted as
+			// the bad value; the repair writes the row back whole.
+			c.repair.put(table, e.key, e.ck)
 			continue
 		}
 		tag, taken := tagAt[string(e.key)]
@@ -248,8 +256,9 @@ func (c *checker) resolve(ctx context.Context, table string, byValue *extsort.So
 			continue // its comment is counted bad; its rows are not the fault, and stay
 		}
 		if found {
+			want := c.expectedKey(table, comments.row)
 			r.Mismatched.add(1, func() string {
-				return fmt.Sprintf("%s -> %s, whose fields do not make it", c.describe(table, key), c.describe(keys.Comment, ck))
+				return fmt.Sprintf("%s -> %s, whose fields make %s", c.describe(table, key), c.describe(keys.Comment, ck), want)
 			})
 		} else {
 			r.Undefined.add(1, func() string {

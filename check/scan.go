@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/hex"
 	"context"
 	"fmt"
 	"iter"
@@ -92,7 +93,22 @@ func (c *checker) sorter() *extsort.Sorter {
 
 // describe decodes a key of table for a sample, quoting what does not decode.
 func (c *checker) describe(table string, key []byte) string {
-	return c.o.Layout.Describe(table, key)
+	return c.o.Layout.Describe(table, key) + " 0x" + hex.EncodeToString(key)
+}
+
+// expectedKey is the row the comment in row calls for in an index table,
+// described; "" when the comment does not decode.
+func (c *checker) expectedKey(table string, row store.Row) string {
+	cm, err := decodeComment(c.o.Codec, row)
+	if err != nil {
+		return ""
+	}
+	k, err := c.o.Layout.Encode(keys.Key{Table: table, UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID,
+		Timestamp: cm.Timestamp, ContentLen: cm.ContentLen()})
+	if err != nil {
+		return ""
+	}
+	return c.describe(table, k)
 }
 
 func decodeComment(codec model.Codec, r store.Row) (model.Comment, error) {
