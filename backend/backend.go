@@ -223,6 +223,19 @@ func (f *Flags) DropOwn(ctx context.Context, st store.Store) (dropped, kept []st
 }
 
 // Describe names where the data is, for messages.
+// Durability says when an acknowledged write is safe from a crash, for
+// the summary: on the embedded engine it depends on --sync; a cluster's is
+// its own WAL settings.
+func (f *Flags) Durability() string {
+	switch {
+	case f.Backend == "hbase":
+		return "the cluster's: as its WAL settings (hbase.wal.hsync, deferred flush) make it"
+	case f.Sync:
+		return "sync: every write durable before it was acknowledged"
+	}
+	return "no sync: a write is acknowledged in Pebble's WAL buffer; a crash can lose about the last second's writes"
+}
+
 func (f *Flags) Describe() string {
 	if f.Backend == "hbase" {
 		return fmt.Sprintf("hbase tables %s* (zk %q, bootstrap %q)", f.Prefix, f.ZooKeeper, f.Bootstrap)

@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"commentbench/keys"
@@ -249,6 +250,35 @@ func Runs(ctx context.Context, st store.Store) (int64, error) {
 // runRow marks that the run with this id wrote into the data set, so
 // verify can tell a run's results from another data set's.
 func runRow(id string) []byte { return []byte("run:" + id) }
+
+// RunMark is a run recorded in a data set: its id, and when it began
+// writing there.
+type RunMark struct {
+	ID string
+	At time.Time
+}
+
+// RecordedRuns lists the runs recorded in a data set, oldest first.
+func RecordedRuns(ctx context.Context, st store.Store) ([]RunMark, error) {
+	prefix := runRow("")
+	var out []RunMark
+	_, err := st.Scan(ctx, MetaTable, store.Scan{Start: prefix, Stop: store.PrefixEnd(prefix)}, func(r store.Row) bool {
+		m := RunMark{ID: string(r.Key[len(prefix):])}
+		if len(r.Cells) > 0 {
+			m.At = time.UnixMilli(r.Cells[0].Timestamp)
+		}
+		out = append(out, m)
+		return true
+	})
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", MetaTable, err)
+	}
+	slices.SortFunc(out, func(a, b RunMark) int { return a.At.Compare(b.At) })
+	return out, nil
+}
 
 // RecordRun notes that run id writes into the data set.
 func (s *System) RecordRun(ctx context.Context, id string) error {

@@ -24,7 +24,7 @@ import (
 // whatever the kill tore: a torn ledger tail is an unknown outcome.
 func TestCrashes(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	for i, sync := range []bool{true, true, true, true, true, false, false} {
+	for i, sync := range []bool{true, true, true, true, true, false, false, false, false, false} {
 		dir := t.TempDir()
 		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
 		args := []string{"--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "5m", "--warmup", "0",
@@ -102,8 +102,11 @@ func TestReusedData(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	first := loadgenCI(t, dir, "unique")
+	if !strings.HasPrefix(first.Durability, "no sync: ") || !strings.Contains(first.Durability, "last second") {
+		t.Errorf("summary durability %q: want the loss window without --sync", first.Durability)
+	}
 	_, errOut, code := run(t, "loadgen", "--preset", "ci", "--layout", "unique", "--quiet", "--data-dir", data, "--out", filepath.Join(dir, "again"))
-	if code != 2 || !strings.Contains(errOut, "already holds 1 run(s)") || !strings.Contains(errOut, "--append") {
+	if code != 2 || !strings.Contains(errOut, "already holds 1 run(s) (run "+first.RunID+" of ") || !strings.Contains(errOut, "--append") {
 		t.Fatalf("second run: exit %d, want 2 naming the run\n%s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "again")); !os.IsNotExist(err) {
@@ -174,5 +177,36 @@ func TestVerifyRunOfAnotherDataSet(t *testing.T) {
 	_, errOut, code := run(t, "verify", "--data-dir", filepath.Join(a, "data"), "--run", filepath.Join(b, "out"), "--quiet")
 	if code != 2 || !strings.Contains(errOut, "did not write this data") {
 		t.Errorf("verify --run of another data set: exit %d\n%s", code, errOut)
+	}
+}
+
+// The same rule on the hbase backend: a table set that holds a run is
+// refused, naming the run; --append adds to it, --fresh starts over.
+func TestReusedTablesHBase(t *testing.T) {
+	cl, _ := cluster(t)
+	base := t.TempDir()
+	args := func(out string, extra ...string) []string {
+		return append(append(hbaseArgs(cl, "cb_reuse_"), "--preset", "ci", "--layout", "unique", "--ops", "400", "--quiet",
+			"--no-report", "--out", filepath.Join(base, out)), extra...)
+	}
+	if out, errOut, code := run(t, "loadgen", args("first")...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+	}
+	first, err := results.ReadSummary(filepath.Join(base, "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "loadgen", args("again")...)
+	if code != 2 || !strings.Contains(errOut, "run "+first.RunID) || !strings.Contains(errOut, "--append") {
+		t.Fatalf("second run on the same tables: exit %d, want 2 naming run %s\n%s", code, first.RunID, errOut)
+	}
+	for _, c := range []struct{ out, flag string }{{"appended", "--append"}, {"fresh", "--fresh"}} {
+		if out, errOut, code := run(t, "loadgen", args(c.out, c.flag)...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c.flag, code, out, errOut)
+		}
+		rep, code := verifyJSON(t, append(hbaseArgs(cl, "cb_reuse_"), "--run", filepath.Join(base, c.out), "--no-spread")...)
+		if code != 0 || rep.Run.Lost.Count != 0 {
+			t.Errorf("after %s: verify exit %d, lost %d", c.flag, code, rep.Run.Lost.Count)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -315,4 +316,31 @@ func TestActionSLO(t *testing.T) {
 			t.Errorf("--rate %s: SLO results %+v", c.rate, sum.SLOs)
 		}
 	}
+}
+
+// 1,024 workers on the embedded engine stay within 512 MiB of peak RSS,
+// measured by the kernel for the whole process, and start recording at
+// once (histograms are per op and shard, not per worker).
+func TestThousandWorkersMemory(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "loadgen"), "--preset", "ci", "--layout", "unique", "--workers", "1024",
+		"--ops", "0", "--duration", "3s", "--warmup", "0s", "--quiet", "--no-report",
+		"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out"))
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("loadgen: %v\n%s", err, errb.String())
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss / 1024 // KiB on Linux
+	if peak > 512 {
+		t.Errorf("1,024 workers: peak RSS %d MiB, want at most 512", peak)
+	}
+	sum, err := results.ReadSummary(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pacing.Arrivals == 0 || sum.DurationSec < 2.5 {
+		t.Errorf("1,024 workers did %d arrivals over %.1f s", sum.Pacing.Arrivals, sum.DurationSec)
+	}
+	t.Logf("1,024 workers: peak RSS %d MiB, %d arrivals", peak, sum.Pacing.Arrivals)
 }

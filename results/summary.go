@@ -41,6 +41,10 @@ type Summary struct {
 	// Interrupted: SIGINT or SIGTERM stopped the run early; what it did is
 	// all here.
 	Interrupted bool `json:"interrupted"`
+	// Durability says what an acknowledged write survives: with the
+	// embedded engine's --sync a crash, without it all but about the last
+	// second's writes.
+	Durability string `json:"durability,omitempty"`
 	// Design is the key design the run used, whole, so runs are compared
 	// by what their keys are, not by what the design was called.
 	Design *DesignRecord `json:"design,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,6 +118,12 @@ func BenchmarkManyWorkers(b *testing.B) {
 				b.ReportMetric(float64(after.HeapInuse)/(1<<20), "heap-MiB")
 				b.ReportMetric(float64(after.Sys-before.Sys)/(1<<20), "grown-MiB")
 				b.ReportMetric(float64(st.at.Load().Sub(start).Microseconds())/1000, "start-ms")
+				// The process's peak: sub-benchmarks run smallest first, so
+				// each reads its own.
+				var ru syscall.Rusage
+				if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+					b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
+				}
 			}
 		})
 	}

@@ -170,3 +170,24 @@ func TestEveryActorCarriesTheWait(t *testing.T) {
 		}
 	}
 }
+
+// Far past capacity, with a warm-up whose backlog spills into the steady
+// phase: an arrival counts only when it was due in the steady phase, so no
+// latency exceeds the phase plus the service time of one arrival, however
+// far behind the warm-up left the run.
+func TestOpenLoopLatencyBoundedByThePhase(t *testing.T) {
+	const delay = 2 * time.Millisecond
+	sum := mixRun(t, map[string]float64{"write": 1}, 2000, delay, func(sc *Scenario) {
+		sc.Warmup, sc.Duration = Duration(time.Second), Duration(time.Second)
+	})
+	if !sum.Pacing.FellBehind {
+		t.Fatalf("the run kept up: %+v", sum.Pacing)
+	}
+	// An arrival is five backend calls of delay each; a few ms for timers.
+	bound := float64(time.Second+5*delay+50*time.Millisecond) / float64(time.Millisecond)
+	for _, o := range append(sum.Ops, sum.Actions...) {
+		if o.Count > 0 && o.Latency.Max > bound {
+			t.Errorf("%s: max latency %.1f ms, past the steady phase plus one arrival (%.0f ms)", o.Op, o.Latency.Max, bound)
+		}
+	}
+}

@@ -147,9 +147,24 @@ func (o *options) checkReuse(ctx context.Context, st store.Store) error {
 		return err
 	}
 	if n > 0 {
-		return fmt.Errorf("the %s already holds %d run(s): give --append to add this one (with order ids of its own), or --fresh to wipe what the harness wrote first", o.backend.Describe(), n)
+		return fmt.Errorf("the %s already holds %d run(s)%s: give --append to add this one (with order ids of its own), or --fresh to wipe what the harness wrote first",
+			o.backend.Describe(), n, o.namedRuns(ctx, st))
 	}
 	return nil
+}
+
+// namedRuns names the runs a data set records, for a refusal: " (run
+// 3f2a… of 2026-11-24 10:12:03 UTC, ...)", or "" when none is named.
+func (o *options) namedRuns(ctx context.Context, st store.Store) string {
+	runs, err := comments.RecordedRuns(ctx, st)
+	if err != nil || len(runs) == 0 {
+		return ""
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, fmt.Sprintf("run %s of %s", r.ID, r.At.UTC().Format("2006-01-02 15:04:05 UTC")))
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 // checkLayout refuses, before anything is written, to add to data written
@@ -301,6 +316,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	}
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
 	sum.Design = &results.DesignRecord{Name: layout.Name(), Source: string(layout.Source())}
+	sum.Durability = o.backend.Durability()
 	servers, err := serverNames(ctx, st)
 	if err != nil {
 		return sum, err
