@@ -150,6 +150,12 @@ func checkMerge(t *testing.T, sums map[string]results.Summary, a, b string) {
 // SIGINT mid-run: loadgen stops issuing, drains, and leaves complete,
 // parseable result files.
 func TestLoadgenInterrupt(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		interruptRun(t, sig)
+	}
+}
+
+func interruptRun(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(filepath.Join(binDir, "loadgen"), "--duration", "5m", "--warmup", "0",
@@ -160,37 +166,70 @@ func TestLoadgenInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return lines(filepath.Join(out, "timeline.csv")) > 2 }, 60*time.Second)
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Fatalf("loadgen after SIGINT: %v, want exit 130\n%s", err, stdout.String())
+			t.Fatalf("loadgen after %v: %v, want exit 130\n%s", sig, err, stdout.String())
 		}
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("loadgen did not exit within 60 s of SIGINT")
+		t.Fatalf("loadgen did not exit within 60 s of %v", sig)
 	}
 	s, err := results.ReadSummary(out)
 	if err != nil {
-		t.Fatalf("summary after SIGINT: %v", err)
+		t.Fatalf("summary after %v: %v", sig, err)
 	}
 	if !s.Interrupted {
-		t.Error("summary.json does not say interrupted")
+		t.Errorf("%v: summary.json does not say interrupted", sig)
 	}
 	for _, f := range []string{"comment-write.hgrm", "comment-write.hlog", "ledger-0000.bin", "regions.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("after SIGINT: %v", err)
+			t.Errorf("after %v: %v", sig, err)
 		}
 	}
 	if opCount(s, "comment-write") == 0 || s.DurationSec <= 0 || !strings.Contains(stdout.String(), "interrupted") {
-		t.Errorf("summary after SIGINT: %d writes over %vs; stdout %q", opCount(s, "comment-write"), s.DurationSec, stdout.String())
+		t.Errorf("summary after %v: %d writes over %vs; stdout %q", sig, opCount(s, "comment-write"), s.DurationSec, stdout.String())
 	}
 	counts := timelineCounts(t, filepath.Join(out, "timeline.csv"))
 	if counts["comment-write"] != opCount(s, "comment-write") {
-		t.Errorf("timeline.csv has %d writes, summary %d", counts["comment-write"], opCount(s, "comment-write"))
+		t.Errorf("%v: timeline.csv has %d writes, summary %d", sig, counts["comment-write"], opCount(s, "comment-write"))
+	}
+}
+
+// A second signal exits at once, even while the first waits for requests
+// in flight: here every request holds a modeled server's one handler for
+// a second, so the drain would take many.
+func TestLoadgenSecondInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "loadgen"), "--preset", "ci", "--ops", "0", "--duration", "5m", "--warmup", "0",
+		"--workers", "8", "--server-capacity", "1", "--server-handlers", "1", "--quiet", "--no-report",
+		"--out", filepath.Join(dir, "out"), "--data-dir", filepath.Join(dir, "data"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return lines(filepath.Join(dir, "out", "timeline.csv")) > 0 }, 60*time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "second interrupt") {
+			t.Fatalf("loadgen after a second SIGINT: %v, want exit 130 saying so\n%s", err, stderr.String())
+		}
+		t.Logf("exited %v after the second signal", time.Since(start))
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("loadgen still draining 20 s after a second SIGINT\n%s", stderr.String())
 	}
 }
 

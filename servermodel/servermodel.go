@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"commentbench/store"
@@ -74,7 +75,13 @@ type Store struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	maps    map[string]regionMap // per table, refreshed on a miss
+	off     atomic.Bool          // passing requests straight through
 }
+
+// SetOn turns the model on or off; off, requests go straight to the
+// store, unqueued and uncounted. A run seeds its population with the model
+// off: setting up is not the load being modeled.
+func (s *Store) SetOn(on bool) { s.off.Store(!on) }
 
 var _ store.Store = (*Store)(nil)
 
@@ -141,8 +148,11 @@ func (s *Store) serverOf(ctx context.Context, table string, row []byte) string {
 // serve runs op on row's server: it queues for a handler, holds it for the
 // modeled service time of what op did (rows, bytes), then lets it go.
 func (s *Store) serve(ctx context.Context, table string, row []byte, op func() (rows, bytes int)) error {
-	name := s.serverOf(ctx, table, row)
-	if name == "" { // no such table (yet): nothing to queue on, the backend answers
+	name := ""
+	if !s.off.Load() {
+		name = s.serverOf(ctx, table, row)
+	}
+	if name == "" { // off, or no such table (yet): nothing to queue on, the backend answers
 		op()
 		return nil
 	}
@@ -222,7 +232,7 @@ func (s *Store) Get(ctx context.Context, table string, row []byte) (store.Row, e
 // on, as HBase's multi-get groups them, each charged for its rows.
 func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]store.Row, error) {
 	out, err := s.Store.BatchGet(ctx, table, rows)
-	if err != nil {
+	if err != nil || s.off.Load() {
 		return out, err
 	}
 	per := map[string][]int{}

@@ -114,3 +114,30 @@ func TestParseCost(t *testing.T) {
 		t.Errorf("Utilization = %v, want 0.25", u)
 	}
 }
+
+// Off, the model passes requests straight through: none is counted or
+// queued (a run seeds with it off); on again, they are.
+func TestModelOff(t *testing.T) {
+	m := Wrap(twoServers(t), Options{Handlers: 1, Cost: Cost{Base: time.Hour}})
+	ctx := context.Background()
+	m.SetOn(false)
+	for _, row := range []string{"a", "b", "x"} {
+		if err := put(ctx, m, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.BatchGet(ctx, "t", [][]byte{[]byte("a"), []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); len(st) != 0 {
+		t.Fatalf("the model off counted %+v", st)
+	}
+	m.o.Cost.Base = time.Millisecond
+	m.SetOn(true)
+	if err := put(ctx, m, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); len(st) != 1 || st[0].Requests != 1 {
+		t.Errorf("the model on again: %+v, want one request counted", st)
+	}
+}

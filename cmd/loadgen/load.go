@@ -238,9 +238,15 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: seeding %d users, %d products...\n", sc.Users, sc.Products)
 	}
+	if out.model != nil {
+		out.model.SetOn(false) // seeding is setting up, not the modeled load
+	}
 	env, err := workload.Prepare(ctx, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("prepare: %w", err)
+	}
+	if out.model != nil {
+		out.model.SetOn(true)
 	}
 	var errs int64
 	steps, breached := results.NewSteps(), 0
