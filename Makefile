@@ -1,7 +1,8 @@
 # commentbench: `make run` runs the main job on the embedded backend,
-# `make test` runs every test. `make run` needs Go alone; `make test` also
-# installs ZooKeeper and Chromium (apt) and HdrHistogram's JavaScript port
-# (npm).
+# `make test` runs every test. `make run` needs Go alone. `make test` also
+# needs Debian's zookeeper, chromium, nodejs and npm: as root (CI) it
+# installs what is missing with apt; otherwise it names all of it in one
+# message and stops before running anything (scripts/prereqs.sh).
 GO      ?= go
 BIN     := bin
 RUNDIR  := .data/run
@@ -28,31 +29,18 @@ run: build
 	@echo
 	@$(BIN)/loadgen flaws $(RUNDIR)/seed/results $(RUNDIR)/fixed/results
 
-# The HBase client's ZooKeeper path is tested against a real ZooKeeper
-# (Debian's package, installed when missing), on a loopback port, stopped
-# afterwards whatever the tests say.
-ZKDIR   := .data/zookeeper
-# HdrHistogram's JavaScript port, from npm, to check the harness's
-# percentiles and interval logs against an independent implementation.
-# Debian's chromium (installed when missing) opens the HTML reports headless:
-# no console error, no request, rendered in time; screenshots go to
-# .data/artifacts.
-HDRJS   := .data/hdrjs
+# Every test (scripts/test.sh): go vet; every package at once, a line per
+# package as it finishes and per end-to-end test (the e2e package takes
+# about two minutes), whatever fails in full; then -race over the packages
+# whose goroutines share state. The HBase client's ZooKeeper path runs
+# against a real ZooKeeper on a loopback port, stopped afterwards whatever
+# the tests say; the percentiles and interval logs are checked against
+# HdrHistogram's JavaScript port (npm, into .data/hdrjs); chromium opens
+# the HTML reports headless (screenshots in .data/artifacts).
 HDRJS_VERSION := 3.0.1
 
-test: $(HDRJS)/node_modules/hdr-histogram-js
-	$(GO) vet ./...
-	rm -rf $(ZKDIR)
-	bash scripts/chromium.sh >/dev/null
-	bash scripts/zookeeper.sh start $(ZKDIR)
-	COMMENTBENCH_ZK=$$(cat $(ZKDIR)/addr) COMMENTBENCH_HDRJS=$(CURDIR)/$(HDRJS)/node_modules \
-	COMMENTBENCH_CHROMIUM=$$(bash scripts/chromium.sh) $(GO) test -count=1 ./...; \
-		status=$$?; bash scripts/zookeeper.sh stop $(ZKDIR); exit $$status
-	$(GO) test -count=1 -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... ./hbase/...
-
-$(HDRJS)/node_modules/hdr-histogram-js:
-	mkdir -p $(HDRJS)
-	npm install --prefix $(HDRJS) --no-audit --no-fund --loglevel=error hdr-histogram-js@$(HDRJS_VERSION)
+test:
+	HDRJS_VERSION=$(HDRJS_VERSION) bash scripts/test.sh
 
 bench:
 	sh scripts/bench.sh

@@ -23,6 +23,7 @@ import (
 // about the last second acknowledged. verify never fails to check (exit 2),
 // whatever the kill tore: a torn ledger tail is an unknown outcome.
 func TestCrashes(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	for i, sync := range []bool{true, true, true, true, true, false, false, false, false, false} {
 		dir := t.TempDir()
@@ -99,6 +100,7 @@ func timelineCountsPerInterval(t *testing.T, path string, ops ...string) map[str
 // naming what it found; --append adds a run whose ids overwrite nothing
 // (both runs' acknowledged comments all there), --fresh wipes the data.
 func TestReusedData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	first := loadgenCI(t, dir, "unique")
@@ -171,6 +173,7 @@ func TestCIDeterministic(t *testing.T) {
 // verify --run with another data set's run refuses (exit 2), instead of
 // counting all of its comments lost.
 func TestVerifyRunOfAnotherDataSet(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	loadgenCI(t, a, "unique")
 	loadgenCI(t, b, "unique")

@@ -53,6 +53,7 @@ func verifyJSON(t *testing.T, args ...string) (check.Report, int) {
 // each run's sequence is the seed's alone; on seed the pages walked depend
 // on chance collisions, so those two counts are left out).
 func TestHBaseBackendCI(t *testing.T) {
+	t.Parallel()
 	cl, _ := cluster(t)
 	for _, layout := range []string{"unique", "seed"} {
 		dir := t.TempDir()
@@ -183,6 +184,7 @@ func TestHBaseDropTables(t *testing.T) {
 // built-in (8 scans per page through the client), loadgen then verify
 // against the test server, clean; verify takes the design from the tables.
 func TestHBaseDesigns(t *testing.T) {
+	t.Parallel()
 	cl, _ := cluster(t)
 	for i, c := range []struct {
 		layout, name string

@@ -119,6 +119,7 @@ func (mc *minicluster) gone(t *testing.T, addrs []string) {
 // through the flags it printed, then Ctrl-C: exit 0, the process and every
 // port gone.
 func TestMiniclusterLoadgenVerify(t *testing.T) {
+	t.Parallel()
 	mc := startMinicluster(t)
 	addrs := mc.addrs()
 	if len(addrs) != 4 {
@@ -146,6 +147,7 @@ func TestMiniclusterLoadgenVerify(t *testing.T) {
 // answers, scheduled with --fault, while loadgen runs; nothing it
 // acknowledged is lost.
 func TestMiniclusterFaultSchedule(t *testing.T) {
+	t.Parallel()
 	mc := startMinicluster(t, "--fault", "1s:split:cb_comment,2s:kill:rs2,3s:busy:20,3s:move:cb_product-comment")
 	dir := t.TempDir()
 	args := append(append([]string{}, mc.flags...), "--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "5s",
@@ -172,6 +174,7 @@ func TestMiniclusterFaultSchedule(t *testing.T) {
 // With --zk the cluster is found through a real ZooKeeper alone, and its
 // znodes go with it.
 func TestMiniclusterZooKeeper(t *testing.T) {
+	t.Parallel()
 	zk := os.Getenv("COMMENTBENCH_ZK")
 	if zk == "" {
 		t.Skip("COMMENTBENCH_ZK is not set: `make test` starts a ZooKeeper and sets it")

@@ -52,6 +52,7 @@ func reportRuns(t *testing.T, base string, layouts ...string) []reportRun {
 // section's figures are summary.json's and verify.json's, for one run and
 // for the three compared; bad input exits 2 naming what is wrong.
 func TestReport(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	runs := reportRuns(t, base, "seed", "unique", "salted")
 	t.Run("one run", func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 // four flaws, --system fixed none of the three it cures (a hot product
 // stays hot), and verify, run after, counts exactly what loadgen saw.
 func TestSeedOnTrial(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	flaws := map[string]*results.Flaws{}
 	for _, system := range []string{"seed", "fixed"} {

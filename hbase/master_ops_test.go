@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
 	"commentbench/hbasetest"
-	"commentbench/store"
 	"commentbench/store/embedded"
 
 	"google.golang.org/protobuf/proto"
@@ -182,7 +182,7 @@ func TestBalancerAndMoveRegion(t *testing.T) {
 	if got, err := c.Get(ctx, "t", key(150), ""); err != nil || value(got) != "v150" {
 		t.Fatalf("read from the moved region: %q %v", value(got), err)
 	}
-	if err := c.MoveRegion(ctx, []byte(store.RegionName("t", []byte("nowhere"), 42)), ""); !errors.Is(err, ErrUnknownRegion) {
+	if err := c.MoveRegion(ctx, wire.RegionName("t", []byte("nowhere"), 42), ""); !errors.Is(err, ErrUnknownRegion) {
 		t.Fatalf("move of an unknown region: %v", err)
 	}
 	if prev, err := c.SetBalancer(ctx, true); prev || err != nil {

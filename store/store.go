@@ -10,11 +10,8 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // Store is what the comment system, the load generator and the checker see.
@@ -221,7 +218,8 @@ type Region struct {
 	// ID is the region id: its creation time in ms, as HBase's; a split's
 	// daughters get an id greater than their parent's.
 	ID uint64
-	// Name is HBase's region name: table,startKey,id.md5hex.
+	// Name is HBase's region name, "table,startKey,id.md5hex." as
+	// hbase/wire.RegionName builds it.
 	Name       string
 	Start, End []byte // End nil for the table's last region
 	Server     string
@@ -281,19 +279,4 @@ func PrefixEnd(prefix []byte) []byte {
 		}
 	}
 	return nil
-}
-
-// RegionName is HBase's region name: "<table>,<startKey>,<id>.<md5hex>."
-// where md5hex is the lowercase hex MD5 of "<table>,<startKey>,<id>"
-// (HBASE-WIRE 5.1). Backends name regions so, and the wire protocol echoes
-// the names, so both use this one definition.
-func RegionName(table string, start []byte, id uint64) string {
-	base := make([]byte, 0, len(table)+len(start)+24)
-	base = append(base, table...)
-	base = append(base, ',')
-	base = append(base, start...)
-	base = append(base, ',')
-	base = strconv.AppendUint(base, id, 10)
-	sum := md5.Sum(base)
-	return string(base) + "." + hex.EncodeToString(sum[:]) + "."
 }

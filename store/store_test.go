@@ -82,12 +82,3 @@ func TestRowFilterOps(t *testing.T) {
 		}
 	}
 }
-
-func TestRegionNameWorkedExample(t *testing.T) {
-	// HBASE-WIRE 5.1.
-	got := RegionName("t1", []byte("row5"), 1700000000000)
-	want := "t1,row5,1700000000000.2f0a1f39f4faead3f95c55463a2f8c86."
-	if got != want {
-		t.Fatalf("RegionName = %q, want %q", got, want)
-	}
-}

@@ -67,48 +67,62 @@ type walk struct {
 	// began; every one of them is stamped no later than t0.
 	acked int64
 	t0    int64
-	fetch func(ctx context.Context, cursor []byte) (comments.Page, error)
-	op    int
+	// stamps are the stamps of the latest of those comments acknowledged
+	// (ackStamps), so a walk cut short can check the part it read. Nil when
+	// the run keeps none: then only a complete walk is checked.
+	stamps []int64
+	fetch  func(ctx context.Context, cursor []byte) (comments.Page, error)
+	mine   func(comments.Entry) bool // the comment is owner's
+	op     int
 
 	prev   []byte
 	seen   map[string]bool
-	listed int64 // found comments stamped no later than t0
-	left   bool  // the listing ran into another owner's rows
+	listed []int64 // stamps of the comments found, each once, stamped no later than t0
+	lastTs int64   // the stamp of owner's last comment read; 0: none read
+	left   bool    // the listing ran into another owner's rows
 }
 
 // pager walks a product listing page by page and checks it.
 type pager struct{}
 
 func (pager) Do(ctx context.Context, w *Worker) {
-	i := w.env.Products.Pick(w.r)
+	productWalk(w, w.env.Products.Pick(w.r)).run(ctx)
+}
+
+// productWalk is a walk of the listing of the product at index i.
+func productWalk(w *Worker, i int) *walk {
 	p := w.env.Pop.Products[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.ProductComment, p) // p is a valid id
-	wk := &walk{w: w, table: keys.ProductComment, owner: p, list: list, op: OpPage,
+	return &walk{w: w, table: keys.ProductComment, owner: p, list: list, op: OpPage,
 		acked: w.env.Acked.products[i].Load(), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.ProductPage(ctx, p, c, w.env.Scenario.PageSize)
-		}}
-	wk.run(ctx, func(e comments.Entry) bool { return e.Comment.ProductID == p })
+		},
+		mine: func(e comments.Entry) bool { return e.Comment.ProductID == p }}
 }
 
 // timelinePager walks a user's timeline the same way.
 type timelinePager struct{}
 
 func (timelinePager) Do(ctx context.Context, w *Worker) {
-	i := w.user()
+	timelineWalk(w, w.user()).run(ctx)
+}
+
+// timelineWalk is a walk of the timeline of the user at index i.
+func timelineWalk(w *Worker, i int) *walk {
 	u := w.env.Pop.Users[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
-	wk := &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,
+	return &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,
 		acked: w.env.Acked.users[i].Load(), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.UserPage(ctx, u, c, w.env.Scenario.PageSize)
-		}}
-	wk.run(ctx, func(e comments.Entry) bool { return e.Comment.UserID == u })
+		},
+		mine: func(e comments.Entry) bool { return e.Comment.UserID == u }}
 }
 
 // run pages to the end, to MaxPages, or until the listing leaves its owner
 // (the seed's scans do; there is no point reading the rest of the table).
-func (wk *walk) run(ctx context.Context, mine func(comments.Entry) bool) {
+func (wk *walk) run(ctx context.Context) {
 	wk.seen = map[string]bool{}
 	var cursor []byte
 	maxPages := wk.w.env.Scenario.MaxPages
@@ -116,11 +130,12 @@ func (wk *walk) run(ctx context.Context, mine func(comments.Entry) bool) {
 		start := time.Now()
 		pg, err := wk.fetch(ctx, cursor)
 		wk.w.recordPage(wk.op, start, pg, err)
+		wk.w.countPage(wk.table, wk.owner)
 		if err != nil {
 			return
 		}
 		for _, e := range pg.Entries {
-			wk.check(e, mine)
+			wk.check(e)
 		}
 		if pg.Next == nil || wk.left {
 			wk.finish()
@@ -128,15 +143,17 @@ func (wk *walk) run(ctx context.Context, mine func(comments.Entry) bool) {
 		}
 		cursor = pg.Next
 	}
+	wk.finishPart()
 }
 
-func (wk *walk) check(e comments.Entry, mine func(comments.Entry) bool) {
+func (wk *walk) check(e comments.Entry) {
 	if !wk.list.Owns(e.IndexKey) {
 		wk.left = true
 		wk.violate(VForeign, 1, fmt.Sprintf("walking %s: %s", wk.owner, wk.decode(e.IndexKey)))
 		return
 	}
-	if e.Found && !mine(e) {
+	foreign := e.Found && !wk.mine(e)
+	if foreign {
 		wk.violate(VForeign, 1, fmt.Sprintf("%s -> comment of another: %q", wk.decode(e.IndexKey), e.CommentKey))
 	}
 	if wk.prev != nil && wk.list.Compare(e.IndexKey, wk.prev) <= 0 {
@@ -147,21 +164,54 @@ func (wk *walk) check(e comments.Entry, mine func(comments.Entry) bool) {
 		wk.violate(VDangling, 1, fmt.Sprintf("%s -> missing comment %q", wk.decode(e.IndexKey), e.CommentKey))
 		return
 	}
+	if foreign {
+		return // another's comment lists none of owner's
+	}
+	wk.lastTs = e.Comment.Timestamp
 	if wk.seen[string(e.CommentKey)] {
 		wk.violate(VDuplicate, 1, fmt.Sprintf("comment %q again at %s", e.CommentKey, wk.decode(e.IndexKey)))
+		return // listed once, however often it shows
 	}
 	wk.seen[string(e.CommentKey)] = true
 	if e.Comment.Timestamp <= wk.t0 {
-		wk.listed++
+		wk.listed = append(wk.listed, e.Comment.Timestamp)
 	}
 }
 
 // finish compares a complete walk with what was acknowledged. It is a lower
 // bound: a write in flight when the walk began may fill a gap.
 func (wk *walk) finish() {
-	if d := wk.acked - wk.listed; d > 0 {
-		wk.violate(VMissing, d, fmt.Sprintf("%s %s: %d acknowledged, %d listed", wk.table, wk.owner, wk.acked, wk.listed))
+	listed := int64(len(wk.listed))
+	if d := wk.acked - listed; d > 0 {
+		wk.violate(VMissing, d, fmt.Sprintf("%s %s: %d acknowledged, %d listed", wk.table, wk.owner, wk.acked, listed))
 	}
+}
+
+// finishPart checks a walk cut short by MaxPages on what it read. A
+// listing is newest first, so every comment acknowledged before the walk
+// began and stamped after the last row read must have been on the pages
+// read. Those stamped in the last row's millisecond are left out: within
+// it the order is the key's (length, ids), which the stamps do not tell.
+func (wk *walk) finishPart() {
+	if wk.stamps == nil || wk.lastTs == 0 {
+		return
+	}
+	acked := countAfter(wk.stamps, wk.lastTs)
+	listed := countAfter(wk.listed, wk.lastTs)
+	if d := acked - listed; d > 0 {
+		wk.violate(VMissing, d, fmt.Sprintf("%s %s: %d acknowledged after %s, %d listed in %d pages read",
+			wk.table, wk.owner, acked, time.UnixMilli(wk.lastTs).UTC().Format(time.RFC3339Nano), listed, wk.w.env.Scenario.MaxPages))
+	}
+}
+
+func countAfter(stamps []int64, ts int64) int64 {
+	var n int64
+	for _, s := range stamps {
+		if s > ts {
+			n++
+		}
+	}
+	return n
 }
 
 func (wk *walk) violate(kind string, n int64, sample string) {
@@ -172,4 +222,56 @@ func (wk *walk) violate(kind string, n int64, sample string) {
 
 func (wk *walk) decode(key []byte) string {
 	return wk.w.env.Sys.Layout().Describe(wk.table, key)
+}
+
+// ackStamps keeps, per product and per user, the stamps of the latest
+// comments acknowledged, for walks cut short (walk.stamps). Each owner
+// keeps at most keep, so memory stays flat over a long run: a walk reads
+// at most MaxPages pages, and stamps it cannot reach are of no use to it.
+// Dropping the earliest acknowledged only lowers the count a walk checks,
+// so what it reports stays a lower bound.
+type ackStamps struct {
+	keep            int
+	products, users []stampRing
+}
+
+type stampRing struct {
+	mu     sync.Mutex
+	stamps []int64
+	next   int // where the next stamp goes once the ring is full
+}
+
+func newAckStamps(products, users, keep int) *ackStamps {
+	return &ackStamps{keep: keep, products: make([]stampRing, products), users: make([]stampRing, users)}
+}
+
+// add books a comment on product by user, stamped ts, as acknowledged.
+func (a *ackStamps) add(product, user int, ts int64) {
+	a.products[product].add(ts, a.keep)
+	a.users[user].add(ts, a.keep)
+}
+
+func (r *stampRing) add(ts int64, keep int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.stamps) < keep {
+		r.stamps = append(r.stamps, ts)
+		return
+	}
+	r.stamps[r.next] = ts
+	r.next = (r.next + 1) % keep
+}
+
+// snapshot copies the stamps booked so far, for a walk beginning now.
+func (r *stampRing) snapshot() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append(make([]int64, 0, len(r.stamps)), r.stamps...)
+}
+
+// stampsToKeep is how many stamps per owner serve a scenario's walks:
+// twice what its deepest walk reads, so a walk that finds comments
+// missing still has their stamps. None when walks go to the end.
+func stampsToKeep(sc Scenario) int {
+	return 2 * sc.MaxPages * sc.PageSize
 }

@@ -53,7 +53,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	o.backend.RegisterRead(fs)
-	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { usage(fs, stdout) }
 	fs.StringVar(&o.layout, "layout", "", "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; default: the design recorded in the data")
 	fs.BoolVar(&o.json, "json", false, "print the report as a JSON document")
@@ -64,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.noSpread, "no-spread", false, "skip the data spread (a full extra pass over every table)")
 	fs.StringVar(&o.tmp, "tmp", "", "directory for the external sorts' spill files (default: the system's)")
 	fs.StringVar(&o.out, "out", "", "also write the report as DIR/"+check.ReportFile+" (a run directory, for loadgen flaws and reports)")
+	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"commentbench/hbase/pb"
-	"commentbench/store"
 )
 
 // Names of hbase:meta (§5.1). Its only region uses the old naming format,
@@ -71,10 +70,20 @@ func canonicalTable(table string) string {
 }
 
 // RegionName builds a new-format region name (§5.1):
-// "<table>,<start>,<id>.<md5 hex of the part before the dot>.". A test
-// server must name regions exactly so; clients only echo names back.
+// "<table>,<start>,<id>.<md5 hex of the part before the dot>.". A server
+// must name regions exactly so (the embedded engine does, so its names are
+// the ones the test cluster serves); clients only echo names back.
 func RegionName(table string, start []byte, id uint64) []byte {
-	return []byte(store.RegionName(table, start, id))
+	name := make([]byte, 0, len(table)+len(start)+24+2*md5.Size+2)
+	name = append(name, table...)
+	name = append(name, ',')
+	name = append(name, start...)
+	name = append(name, ',')
+	name = strconv.AppendUint(name, id, 10)
+	sum := md5.Sum(name)
+	name = append(name, '.')
+	name = hex.AppendEncode(name, sum[:])
+	return append(name, '.')
 }
 
 // ErrRegionName reports a region name that is neither new nor old format.

@@ -75,6 +75,10 @@ func (o *Options) setDefaults() {
 // pointed at a directory that is not an engine data dir.
 var ErrNotDataDir = errors.New("not an engine data dir")
 
+// ErrInUse is returned (wrapped, naming the directory) when another
+// process holds the data dir open: Pebble allows one at a time.
+var ErrInUse = errors.New("the data dir is in use by another process (a loadgen or verify still running on it?): wait for it to end, or give another --data-dir")
+
 // lockStripes is the number of row-lock stripes (a power of two).
 const lockStripes = 1024
 
@@ -245,6 +249,13 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// locked says whether Pebble failed to take the data dir's LOCK file: the
+// kernel refuses a lock another process holds with EAGAIN; Pebble refuses
+// one this process holds itself, with an error that has no type.
+func locked(err error) bool {
+	return err != nil && (errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "lock held by current process"))
+}
+
 // openDB opens the Pebble DB and checks, or for a new dir writes, the
 // engine format marker.
 func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
@@ -282,6 +293,9 @@ func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 	po.ErrorIfNotExists = !create
 	po.ReadOnly = readOnly
 	db, err := pebble.Open(dir, po)
+	if locked(err) {
+		return nil, fmt.Errorf("embedded: open %q: %w", dir, ErrInUse)
+	}
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
 	}

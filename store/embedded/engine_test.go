@@ -383,6 +383,23 @@ func TestOpenDirChecks(t *testing.T) {
 	e.Close()
 }
 
+// A data dir held open is refused saying so, for reading as for writing;
+// the e2e tests show the same across processes.
+func TestOpenInUse(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(Options{Dir: dir, CreateIfMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, o := range []Options{{Dir: dir, ReadOnly: true}, {Dir: dir}} {
+		_, err := Open(o)
+		if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "in use by another process") {
+			t.Errorf("open %+v while open: %v", o, err)
+		}
+	}
+}
+
 func TestClose(t *testing.T) {
 	e, err := Open(Options{})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"commentbench/hbase/wire"
 	"commentbench/store"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -64,7 +65,7 @@ func newRegion(t *table, start, end []byte, id uint64, server string, stats *reg
 		info: store.Region{
 			Table:  t.name,
 			ID:     id,
-			Name:   store.RegionName(t.name, start, id),
+			Name:   string(wire.RegionName(t.name, start, id)),
 			Start:  start,
 			End:    end,
 			Server: server,

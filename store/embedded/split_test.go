@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"commentbench/hbase/wire"
 	"commentbench/store"
 )
 
@@ -29,7 +30,7 @@ func checkTiling(t *testing.T, regions []store.Region) {
 		if r.End != nil && bytes.Compare(r.Start, r.End) >= 0 {
 			t.Fatalf("empty region %q", r.Name)
 		}
-		if r.Name != store.RegionName(r.Table, r.Start, r.ID) {
+		if r.Name != string(wire.RegionName(r.Table, r.Start, r.ID)) {
 			t.Fatalf("bad name %q", r.Name)
 		}
 	}

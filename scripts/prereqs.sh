@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks what `make test` needs beyond Go, before anything runs:
+# Debian's zookeeper (it brings a Java runtime) for the HBase client's
+# ZooKeeper tests, chromium to open the HTML reports headless, and node
+# with npm for HdrHistogram's JavaScript port. As root (CI) it installs
+# whatever is missing with apt; otherwise it names everything missing in
+# one message, with the command that installs it, and fails.
+set -eu
+jar=/usr/share/java/zookeeper.jar
+missing=() pkgs=()
+if [ ! -f "$jar" ]; then
+	missing+=("zookeeper (and the Java runtime it brings): the HBase client's ZooKeeper tests run a real one")
+	pkgs+=(zookeeper)
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+	missing+=("chromium: the HTML report tests open the pages headless")
+	pkgs+=(chromium)
+fi
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	missing+=("node and npm: the percentiles are checked against HdrHistogram's JavaScript port")
+	pkgs+=(nodejs npm)
+fi
+[ ${#pkgs[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	{
+		echo "make test needs what this machine lacks:"
+		printf '  - %s\n' "${missing[@]}"
+		echo "Install them (Debian and Ubuntu package names), then run make test again:"
+		echo "  sudo apt-get install ${pkgs[*]}"
+		echo "(make test installs them itself when run as root, as CI does; make run needs Go alone.)"
+	} >&2
+	exit 1
+fi
+echo "make test: installing ${pkgs[*]} (apt)" >&2
+apt-get update -qq >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null

@@ -1,0 +1,180 @@
+// Command testfmt shows `go test -json` as it runs, for `make test`: a line
+// per package as it finishes, a line per finished top-level test of the
+// packages named by -each (the long end-to-end package, so its minutes are
+// not silent), skipped tests with their reason, and, for whatever fails,
+// its whole output. It exits 1 when anything failed.
+//
+//	go test -json ./... | testfmt -each commentbench/e2e
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// event is one line of test2json's output (go doc test2json); build
+// events carry ImportPath instead of Package.
+type event struct {
+	Action      string
+	Package     string
+	ImportPath  string
+	Test        string
+	Elapsed     float64
+	Output      string
+	FailedBuild string
+}
+
+func main() {
+	each := flag.String("each", "", "comma-separated packages whose every top-level test gets a line")
+	flag.Parse()
+	f := newFormatter(os.Stdout, strings.Split(*each, ","), time.Now)
+	if err := f.read(os.Stdin); err != nil {
+		fmt.Fprintln(os.Stderr, "testfmt:", err)
+		os.Exit(1)
+	}
+	if f.failed {
+		os.Exit(1)
+	}
+}
+
+type formatter struct {
+	w      io.Writer
+	each   map[string]bool
+	now    func() time.Time
+	start  time.Time
+	failed bool
+	// out holds output not yet shown, by package, then top-level test ("":
+	// the package's own), to print if it fails.
+	out map[string]map[string]*strings.Builder
+}
+
+func newFormatter(w io.Writer, each []string, now func() time.Time) *formatter {
+	f := &formatter{w: w, each: map[string]bool{}, now: now, start: now(), out: map[string]map[string]*strings.Builder{}}
+	for _, p := range each {
+		f.each[strings.TrimSpace(p)] = true
+	}
+	return f
+}
+
+// read formats events until r ends. A line that is not an event (go
+// test's own complaints) is passed through.
+func (f *formatter) read(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Action == "" {
+			f.printf("%s\n", sc.Text())
+			continue
+		}
+		f.handle(e)
+	}
+	return sc.Err()
+}
+
+func (f *formatter) handle(e event) {
+	top, _, _ := strings.Cut(e.Test, "/")
+	switch e.Action {
+	case "output", "build-output":
+		f.buffer(e.Package+e.ImportPath, top).WriteString(e.Output)
+	case "build-fail":
+		f.failed = true
+		f.printf("%s BUILD FAILED %s\n%s", f.clock(), e.ImportPath, f.take(e.ImportPath, ""))
+	case "pass", "fail", "skip":
+		if e.Test == "" {
+			f.packageDone(e)
+		} else if e.Test == top {
+			f.testDone(e)
+		}
+	}
+}
+
+func (f *formatter) buffer(pkg, test string) *strings.Builder {
+	if f.out[pkg] == nil {
+		f.out[pkg] = map[string]*strings.Builder{}
+	}
+	b := f.out[pkg][test]
+	if b == nil {
+		b = &strings.Builder{}
+		f.out[pkg][test] = b
+	}
+	return b
+}
+
+// take returns and forgets what a test (or a package, test "") printed.
+func (f *formatter) take(pkg, test string) string {
+	b := f.out[pkg][test]
+	if b == nil {
+		return ""
+	}
+	delete(f.out[pkg], test)
+	return b.String()
+}
+
+func (f *formatter) testDone(e event) {
+	out := f.take(e.Package, e.Test)
+	switch {
+	case e.Action == "fail":
+		f.failed = true
+		f.printf("%s FAIL %s %s (%.1fs)\n%s", f.clock(), short(e.Package), e.Test, e.Elapsed, indent(out))
+	case e.Action == "skip":
+		f.printf("%s skip %s %s: %s\n", f.clock(), short(e.Package), e.Test, skipReason(out))
+	case f.each[e.Package]:
+		f.printf("%s      %s %s (%.1fs)\n", f.clock(), short(e.Package), e.Test, e.Elapsed)
+	}
+}
+
+func (f *formatter) packageDone(e event) {
+	own := f.take(e.Package, "")
+	delete(f.out, e.Package)
+	switch {
+	case e.Action == "fail":
+		f.failed = true
+		f.printf("%s FAIL %s (%.1fs)\n%s", f.clock(), e.Package, e.Elapsed, indent(own))
+	case strings.Contains(own, "[no test files]"):
+	default:
+		f.printf("%s ok   %s (%.1fs)\n", f.clock(), e.Package, e.Elapsed)
+	}
+}
+
+// clock is the time since the tests began, so a slow stretch shows.
+func (f *formatter) clock() string {
+	d := f.now().Sub(f.start).Round(time.Second)
+	return fmt.Sprintf("[%2d:%02d]", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func (f *formatter) printf(format string, a ...any) { fmt.Fprintf(f.w, format, a...) }
+
+func short(pkg string) string {
+	_, after, ok := strings.Cut(pkg, "/")
+	if !ok {
+		return pkg
+	}
+	return after
+}
+
+// skipReason is the message t.Skip printed: the output's last line that
+// is not the "--- SKIP" line.
+func skipReason(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.HasPrefix(l, "--- SKIP") && !strings.HasPrefix(l, "=== ") {
+			return l
+		}
+	}
+	return "no reason given"
+}
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}

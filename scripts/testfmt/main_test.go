@@ -1,0 +1,85 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A session of go test -json events, two packages interleaved as go test
+// streams them, with a pass, a skip, a failure with a subtest, and a
+// package that did not build.
+const session = `{"Action":"start","Package":"m/e2e"}
+{"Action":"start","Package":"m/unit"}
+{"Action":"run","Package":"m/e2e","Test":"TestSlow"}
+{"Action":"output","Package":"m/e2e","Test":"TestSlow","Output":"=== RUN   TestSlow\n"}
+{"Action":"run","Package":"m/unit","Test":"TestA"}
+{"Action":"output","Package":"m/unit","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"output","Package":"m/unit","Test":"TestA/sub","Output":"    a_test.go:9: got 1, want 2\n"}
+{"Action":"fail","Package":"m/unit","Test":"TestA/sub","Elapsed":0.1}
+{"Action":"fail","Package":"m/unit","Test":"TestA","Elapsed":0.2}
+{"Action":"output","Package":"m/e2e","Test":"TestSlow","Output":"--- PASS: TestSlow (12.30s)\n"}
+{"Action":"pass","Package":"m/e2e","Test":"TestSlow","Elapsed":12.3}
+{"Action":"output","Package":"m/e2e","Test":"TestZK","Output":"    zk_test.go:5: COMMENTBENCH_ZK is not set\n"}
+{"Action":"output","Package":"m/e2e","Test":"TestZK","Output":"--- SKIP: TestZK (0.00s)\n"}
+{"Action":"skip","Package":"m/e2e","Test":"TestZK","Elapsed":0}
+{"Action":"output","Package":"m/unit","Output":"FAIL\n"}
+{"Action":"fail","Package":"m/unit","Elapsed":0.5}
+{"Action":"pass","Package":"m/e2e","Elapsed":14}
+{"Action":"output","Package":"m/quiet","Output":"?   \tm/quiet\t[no test files]\n"}
+{"Action":"skip","Package":"m/quiet","Elapsed":0}
+{"ImportPath":"m/broken [m/broken.test]","Action":"build-output","Output":"broken.go:3:1: syntax error\n"}
+{"ImportPath":"m/broken [m/broken.test]","Action":"build-fail"}
+go: warning: something go test said itself
+`
+
+func format(t *testing.T, in string, each ...string) (string, bool) {
+	t.Helper()
+	var b strings.Builder
+	at := time.Unix(0, 0)
+	f := newFormatter(&b, each, func() time.Time { at = at.Add(time.Second); return at })
+	if err := f.read(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), f.failed
+}
+
+func TestFormat(t *testing.T) {
+	out, failed := format(t, session, "m/e2e")
+	if !failed {
+		t.Error("a failed session reads as passed")
+	}
+	for _, want := range []string{
+		"FAIL unit TestA (0.2s)\n    === RUN   TestA\n        a_test.go:9: got 1, want 2\n", // the failure whole, its subtest's output too
+		"      e2e TestSlow (12.3s)\n", // a line per test of a package in -each
+		"skip e2e TestZK: zk_test.go:5: COMMENTBENCH_ZK is not set\n",
+		"FAIL m/unit (0.5s)\n    FAIL\n",
+		"ok   m/e2e (14.0s)\n",
+		"BUILD FAILED m/broken [m/broken.test]\nbroken.go:3:1: syntax error\n",
+		"go: warning: something go test said itself\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "m/quiet") {
+		t.Errorf("a package without tests shown:\n%s", out)
+	}
+	if !strings.HasPrefix(out, "[ 0:0") {
+		t.Errorf("lines do not start with the time since the start:\n%s", out)
+	}
+}
+
+// Outside -each, a passing test is not shown, only its package.
+func TestFormatQuietPasses(t *testing.T) {
+	out, _ := format(t, session)
+	if strings.Contains(out, "TestSlow") || !strings.Contains(out, "ok   m/e2e") {
+		t.Errorf("output:\n%s", out)
+	}
+	pass, failed := format(t, `{"Action":"pass","Package":"m/a","Test":"TestX","Elapsed":1}
+{"Action":"pass","Package":"m/a","Elapsed":1}
+`)
+	if failed || !strings.Contains(pass, "ok   m/a (1.0s)") {
+		t.Errorf("a passing session: failed %v\n%s", failed, pass)
+	}
+}
