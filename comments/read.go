@@ -3,8 +3,10 @@ package comments
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"commentbench/keys"
 	"commentbench/model"
@@ -105,19 +107,12 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 	if err != nil {
 		return Page{}, err
 	}
+	got, m, scans, err := s.scanBranches(ctx, l, pos, limit+1)
+	if err != nil {
+		return Page{Scans: scans, Scan: m}, err
+	}
 	var all []branchRow
-	var m store.ScanMetrics
-	scans := 0
-	for b, at := range pos {
-		if at.done {
-			continue
-		}
-		rows, bm, err := s.scanBranch(ctx, l, b, at.key, limit+1)
-		scans++
-		m.Add(bm)
-		if err != nil {
-			return Page{Scans: scans, Scan: m}, err
-		}
+	for b, rows := range got {
 		for _, r := range rows {
 			all = append(all, branchRow{b, r})
 		}
@@ -133,6 +128,33 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 	p, err := s.resolve(ctx, rows, m)
 	p.Next, p.Scans = next, scans
 	return p, err
+}
+
+// scanBranches reads up to n rows of each branch not done, from its
+// position. The branches of a fanned-out listing are scanned at once, as a
+// scatter-gather client does: a page costs the slowest bucket's scan, not
+// the sum of all of them. rows is indexed by branch.
+func (s *System) scanBranches(ctx context.Context, l keys.Listing, pos []position, n int) (rows [][]store.Row, m store.ScanMetrics, scans int, err error) {
+	rows = make([][]store.Row, len(pos))
+	ms := make([]store.ScanMetrics, len(pos))
+	errs := make([]error, len(pos))
+	var wg sync.WaitGroup
+	for b, at := range pos {
+		if at.done {
+			continue
+		}
+		scans++
+		if len(pos) == 1 {
+			rows[b], ms[b], errs[b] = s.scanBranch(ctx, l, b, at.key, n)
+			continue
+		}
+		wg.Go(func() { rows[b], ms[b], errs[b] = s.scanBranch(ctx, l, b, at.key, n) })
+	}
+	wg.Wait()
+	for b := range pos {
+		m.Add(ms[b])
+	}
+	return rows, m, scans, errors.Join(errs...)
 }
 
 // position is where a branch of a listing goes on: from its start (key

@@ -61,6 +61,44 @@ func ParseCost(s string, def Cost) (Cost, error) {
 	return c, nil
 }
 
+// Spec is the model as a scenario gives it (server_model:): Capacity
+// requests a second one server takes at the base cost (0: no model), its
+// Handlers, and Cost, the per-row and per-byte costs (and, if given, the
+// base, which Capacity otherwise sets) in ParseCost's form.
+type Spec struct {
+	Capacity float64 `yaml:"capacity" json:"capacity"`
+	Handlers int     `yaml:"handlers" json:"handlers"`
+	Cost     string  `yaml:"cost" json:"cost"`
+}
+
+// DefaultSpecCost is the per-row and per-byte cost of a Spec that names
+// none.
+const DefaultSpecCost = "row=5us,byte=10ns"
+
+// On says whether the spec asks for a model.
+func (sp Spec) On() bool { return sp.Capacity != 0 }
+
+// Options turns the spec into the model's options, checking it; the
+// errors name the field as flag (and scenario field) and say what is
+// allowed.
+func (sp Spec) Options() (Options, error) {
+	if sp.Handlers < 1 || sp.Handlers > 10000 {
+		return Options{}, fmt.Errorf("--server-handlers %d: want 1..10000", sp.Handlers)
+	}
+	base, err := Capacity(sp.Capacity, sp.Handlers)
+	if err != nil {
+		return Options{}, err
+	}
+	def := DefaultCost
+	def.Base = base
+	text := sp.Cost
+	if text == "" {
+		text = DefaultSpecCost
+	}
+	cost, err := ParseCost(text, def)
+	return Options{Handlers: sp.Handlers, Cost: cost}, err
+}
+
 // Options shape the model.
 type Options struct {
 	Handlers int // per server; DefaultHandlers when 0
@@ -98,14 +136,19 @@ func Wrap(st store.Store, o Options) *Store {
 	return &Store{Store: st, o: o, servers: map[string]*server{}, maps: map[string]regionMap{}}
 }
 
-// server is one modeled region server: a FIFO of handlers (a buffered
-// channel: blocked senders are served in order) and what they did.
+// server is one modeled region server. Its handlers live on a timeline of
+// their own: each is free from some instant on, and a request takes the one
+// free first, from the later of that instant and its own arrival, for its
+// modeled service time. The caller then sleeps until its request's end, so
+// the wait is real time in the latency it measures, while the server's
+// account is exact: a sleep that wakes late (a busy machine's scheduler)
+// delays that caller alone, never the handler's next request.
 type server struct {
-	handlers chan struct{}
 	mu       sync.Mutex
-	busy     time.Duration // handler time spent, over the run
+	free     []time.Time   // per handler, when it is free again
+	booked   time.Duration // handler time booked, over the run, some of it ahead
 	requests int64
-	waiting  int64 // requests queued now
+	queued   []time.Time // when each request booked to start later starts
 }
 
 func (s *Store) server(name string) *server {
@@ -113,10 +156,52 @@ func (s *Store) server(name string) *server {
 	defer s.mu.Unlock()
 	sv, ok := s.servers[name]
 	if !ok {
-		sv = &server{handlers: make(chan struct{}, s.o.Handlers)}
+		sv = &server{free: make([]time.Time, s.o.Handlers)}
 		s.servers[name] = sv
 	}
 	return sv
+}
+
+// reserve books a request that arrived at `at` and needs cost, on the
+// handler free first: FIFO, in the order requests are booked. It returns
+// when the request ends.
+func (sv *server) reserve(at time.Time, cost time.Duration) time.Time {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	h := 0
+	for i, f := range sv.free {
+		if f.Before(sv.free[h]) {
+			h = i
+		}
+	}
+	start := sv.free[h]
+	if start.Before(at) {
+		start = at
+	}
+	end := start.Add(cost)
+	sv.free[h] = end
+	sv.booked += cost
+	sv.requests++
+	if start.After(at) {
+		sv.queued = append(sv.queued, start)
+	}
+	return end
+}
+
+// stat is the server as of now: the handler time spent so far (what is
+// booked past now is not spent yet: a handler's bookings past now follow
+// each other without a gap) and the requests still waiting to start.
+func (sv *server) stat(now time.Time) (busy time.Duration, waiting int64) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	busy = sv.booked
+	for _, f := range sv.free {
+		if f.After(now) {
+			busy -= f.Sub(now)
+		}
+	}
+	sv.queued = slices.DeleteFunc(sv.queued, func(t time.Time) bool { return !t.After(now) })
+	return busy, int64(len(sv.queued))
 }
 
 // serverOf is the server holding row of table, from a region map at most a
@@ -145,8 +230,9 @@ func (s *Store) serverOf(ctx context.Context, table string, row []byte) string {
 	return ""
 }
 
-// serve runs op on row's server: it queues for a handler, holds it for the
-// modeled service time of what op did (rows, bytes), then lets it go.
+// serve runs op on row's server: op does the real work, then the request
+// is booked on the server's handlers for the modeled service time of what
+// op did (rows, bytes), and the caller waits for its end.
 func (s *Store) serve(ctx context.Context, table string, row []byte, op func() (rows, bytes int)) error {
 	name := ""
 	if !s.off.Load() {
@@ -156,31 +242,11 @@ func (s *Store) serve(ctx context.Context, table string, row []byte, op func() (
 		op()
 		return nil
 	}
-	sv := s.server(name)
-	sv.mu.Lock()
-	sv.waiting++
-	sv.mu.Unlock()
-	select {
-	case sv.handlers <- struct{}{}:
-	case <-ctx.Done():
-		sv.mu.Lock()
-		sv.waiting--
-		sv.mu.Unlock()
-		return ctx.Err()
-	}
-	start := time.Now()
+	at := time.Now()
 	rows, n := op()
 	cost := s.o.Cost.Base + time.Duration(rows)*s.o.Cost.PerRow + time.Duration(n)*s.o.Cost.PerByte
-	if left := cost - time.Since(start); left > 0 {
-		time.Sleep(left)
-	}
-	<-sv.handlers
-	sv.mu.Lock()
-	sv.waiting--
-	sv.requests++
-	sv.busy += time.Since(start)
-	sv.mu.Unlock()
-	return nil
+	sv := s.server(name)
+	return waitUntil(ctx, sv.reserve(at, cost))
 }
 
 // Mutate implements store.Store, charged to the first row's server.
@@ -312,10 +378,12 @@ func (s *Store) Stats() []ServerStat {
 	s.mu.Unlock()
 	slices.Sort(names)
 	out := make([]ServerStat, 0, len(names))
+	now := time.Now()
 	for _, n := range names {
 		sv := s.server(n)
+		busy, waiting := sv.stat(now)
 		sv.mu.Lock()
-		out = append(out, ServerStat{Server: n, Requests: sv.requests, Busy: sv.busy, Waiting: sv.waiting, Handlers: s.o.Handlers})
+		out = append(out, ServerStat{Server: n, Requests: sv.requests, Busy: busy, Waiting: waiting, Handlers: s.o.Handlers})
 		sv.mu.Unlock()
 	}
 	return out

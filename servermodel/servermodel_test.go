@@ -141,3 +141,35 @@ func TestModelOff(t *testing.T) {
 		t.Errorf("the model on again: %+v, want one request counted", st)
 	}
 }
+
+// A server's account is exact: the handler time it reports is the service
+// time it booked, whatever the callers' sleeps overshoot (a busy machine
+// wakes sleepers late; the old model held a handler through the overshoot
+// and read 1.0 utilization into a server that had spare time). Booked time
+// past now is not yet spent, and a request booked to start later is
+// waiting until it starts.
+func TestAccountIsExact(t *testing.T) {
+	m := Wrap(twoServers(t), Options{Handlers: 1, Cost: Cost{Base: 100 * time.Microsecond}})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			if err := put(ctx, m, "a"+string(rune('0'+i%10))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st := m.Stats()
+	if len(st) != 1 || st[0].Requests != 200 || st[0].Busy != 20*time.Millisecond || st[0].Waiting != 0 {
+		t.Fatalf("stats %+v, want 200 requests, exactly 20ms busy, none waiting", st)
+	}
+	sv := m.server(st[0].Server)
+	now := time.Now()
+	sv.reserve(now, time.Second)   // in service from now
+	sv.reserve(now, 2*time.Second) // waits for it
+	busy, waiting := sv.stat(now.Add(time.Second / 2))
+	if busy != 20*time.Millisecond+time.Second/2 || waiting != 1 {
+		t.Errorf("half a second in: busy %v, waiting %d; want 520ms and 1", busy, waiting)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"commentbench/servermodel"
 )
 
 // presets build a fresh Scenario each call, so a caller that edits its
@@ -37,9 +39,10 @@ func presetDefaults() Scenario {
 	return Scenario{
 		Layout: "seed", Scan: "bounded", Ranks: "replace", IDs: "random", Clock: "wall", Seed: 1,
 		Arrival: "constant", Interval: Duration(time.Second), PageSize: 10,
-		Content:    ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},
-		MultiOrder: 3,
-		Popularity: PopularitySpec{Exponent: 0.99},
+		ServerModel: servermodel.Spec{Handlers: servermodel.DefaultHandlers, Cost: servermodel.DefaultSpecCost},
+		Content:     ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},
+		MultiOrder:  3,
+		Popularity:  PopularitySpec{Exponent: 0.99},
 	}
 }
 
@@ -60,12 +63,14 @@ func steadyPreset() Scenario {
 func flashSalePreset() Scenario {
 	s := presetDefaults()
 	s.Name = "flash-sale"
-	s.Description = "A flash sale: 10 hot products take 60% of the traffic, bursts of 16 comments " +
+	s.Description = "A flash sale: the product on sale takes 60% of the traffic, bursts of 16 comments " +
 		"land in one millisecond every 200 ms (half of each with one byte length), " +
-		"multi-product orders, and heavy first-page reads of the hot products."
+		"multi-product orders, and heavy first-page reads of the sale. Modeled region servers " +
+		"(2 handlers, 50 us a row read or written) make its hot server felt: its listings queue."
 	s.Users, s.Products, s.Sellers, s.Regions = 50_000, 1_000, 100, 8
 	s.Duration, s.Warmup, s.Workers = presetSeconds(30), presetSeconds(2), 16
-	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 10, HotShare: 0.6}
+	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 1, HotShare: 0.6}
+	s.ServerModel = servermodel.Spec{Capacity: 10_000, Handlers: 2, Cost: "row=50us,byte=0s"}
 	s.Content = ContentSpec{Korean: 0.7, MedianChars: 20, MaxChars: 500}
 	s.MaxPages, s.RankEvery = 3, presetSeconds(2)
 	s.Burst = BurstSpec{Every: Duration(200 * time.Millisecond), Size: 16, EqualLength: 0.5}
@@ -163,6 +168,9 @@ func (s Scenario) dataPart() string {
 	hot := ""
 	if p.HotProducts > 0 {
 		hot = fmt.Sprintf(" (%d hot products take %.0f%%)", p.HotProducts, 100*p.HotShare)
+		if p.HotProducts == 1 {
+			hot = fmt.Sprintf(" (one hot product takes %.0f%%)", 100*p.HotShare)
+		}
 	}
 	return fmt.Sprintf("Seeds %d users, %d products and %d sellers in %d regions per table; "+
 		"products are picked by Zipf %v%s.", s.Users, s.Products, s.Sellers, s.Regions, p.Exponent, hot)
@@ -181,6 +189,9 @@ func (s Scenario) mixPart() string {
 	}
 	if s.Burst.Every > 0 {
 		out += fmt.Sprintf(" Bursts of %d every %v.", s.Burst.Size, s.Burst.Every)
+	}
+	if m := s.ServerModel; m.On() {
+		out += fmt.Sprintf(" Modeled servers (embedded): %v requests/s at the base cost, %d handlers, %s.", m.Capacity, m.Handlers, m.Cost)
 	}
 	return out
 }

@@ -26,6 +26,10 @@ type Config struct {
 	WorkerIndex, WorkersTotal int
 	// OnTick is called from one goroutine at every interval.
 	OnTick func(Tick)
+	// OnSteady, if set, is called as the warm-up ends, before any steady
+	// interval is collected: what a caller counts from the steady phase's
+	// start is snapshot there (a first tick comes an interval late).
+	OnSteady func()
 	// Abort, when done, cancels the operations still in flight after the
 	// run has stopped issuing (a second Ctrl-C). Nil: wait DrainTimeout.
 	Abort <-chan struct{}
@@ -65,6 +69,8 @@ type Outcome struct {
 	Violations  map[string]*results.Violation
 	Loads       []spread.Load // per region over the steady phase
 	Interrupted bool          // stopped by the caller's context
+	// HotKeys are the top products and users; LocateHotKeys places them.
+	HotKeys *results.HotKeys
 }
 
 // Prepare creates the tables and seeds the population the actors use.
@@ -166,6 +172,7 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	out.Loads = col.finish(out.End)
 	out.Interrupted = interrupted
 	out.Violations = e.Checks.Snapshot()
+	out.HotKeys = e.hot.summary(HotTop)
 	out.Pacing = r.pacing()
 	return out, nil
 }
@@ -217,6 +224,9 @@ func (r *run) drain(drained <-chan struct{}, cancel func()) {
 
 // beginSteady ends the warm-up: from here arrivals are counted.
 func (r *run) beginSteady(col *collector) time.Time {
+	if r.cfg.OnSteady != nil {
+		r.cfg.OnSteady()
+	}
 	start := col.beginSteady()
 	r.steadyAt.Store(start.UnixNano())
 	r.env.recording.Store(true)

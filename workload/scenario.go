@@ -22,6 +22,7 @@ import (
 	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/pace"
+	"commentbench/servermodel"
 )
 
 // Bounds that catch typos (an extra zero) before they cost a long seeding.
@@ -92,6 +93,12 @@ type Scenario struct {
 
 	// Mix weighs the actors (ActorNames) each worker picks from.
 	Mix map[string]float64 `yaml:"mix" json:"mix"`
+
+	// ServerModel puts a modeled region server in front of each of the
+	// embedded engine's servers (capacity 0: none), so a hot server is
+	// felt as latency. A real cluster's servers are real: on the hbase
+	// backend a scenario's model is left off.
+	ServerModel servermodel.Spec `yaml:"server_model" json:"server_model"`
 }
 
 // PopularitySpec is how products are picked; see NewPopularity.
@@ -270,6 +277,11 @@ func (s Scenario) checkTimes() []error {
 	}
 	if s.Ops < 0 {
 		errs = append(errs, fmt.Errorf("ops: %d is out of range (want 0 or more)", s.Ops))
+	}
+	if s.ServerModel.On() {
+		if _, err := s.ServerModel.Options(); err != nil {
+			errs = append(errs, fmt.Errorf("server_model: %w", err))
+		}
 	}
 	if s.Duration == 0 && s.Ops == 0 {
 		errs = append(errs, errors.New("duration 0 and ops 0: the run would never stop; give a duration with a unit (30s) or a number of operations"))

@@ -16,34 +16,30 @@ import (
 	"commentbench/buildinfo"
 	"commentbench/keys"
 	"commentbench/results"
-	"commentbench/servermodel"
 	"commentbench/workload"
 )
 
 // options is everything a run needs, validated.
 type options struct {
-	backend     backend.Flags
-	sc          workload.Scenario
-	design      *keys.Design    // sc.Layout, loaded
-	flaws       *workload.Flaws // what the run saw of the seed's flaws
-	out         string
-	slos        []results.SLO
-	quiet       bool
-	noReport    bool // no report.html at the end of the run
-	metricsAddr string
-	appendRun   bool // add to data that holds earlier runs
-	color       bool // paint severities on the console
-	// The modeled region servers (servermodel), on when capacity > 0.
-	serverCapacity float64
-	serverHandlers int
-	serverCost     string
-	stopOnBreach   bool
-	stopRun        func() // ends the run early (--stop-on-breach)
-	breachStopped  bool
-	runID          string
-	fresh          bool // wipe the harness's data first
-	workerIndex    int
-	workersTotal   int
+	backend       backend.Flags
+	sc            workload.Scenario
+	design        *keys.Design    // sc.Layout, loaded
+	flaws         *workload.Flaws // what the run saw of the seed's flaws
+	out           string
+	slos          []results.SLO
+	quiet         bool
+	noReport      bool // no report.html at the end of the run
+	metricsAddr   string
+	appendRun     bool // add to data that holds earlier runs
+	color         bool // paint severities on the console
+	stopOnBreach  bool
+	modelNote     string // why a scenario's server model is off
+	stopRun       func() // ends the run early (--stop-on-breach)
+	breachStopped bool
+	runID         string
+	fresh         bool // wipe the harness's data first
+	workerIndex   int
+	workersTotal  int
 }
 
 // binder registers flags that override scenario fields. Each flag writes
@@ -123,6 +119,12 @@ func (b *binder) register() {
 	bind(b, "hot-users", func(s *workload.Scenario) *int { return &s.Popularity.HotUsers }, intVar, "size of a hot set of users who comment in a streak")
 	bind(b, "hot-user-share", func(s *workload.Scenario) *float64 { return &s.Popularity.HotUserShare }, floatVar, "share (0..1) of user picks that go to the hot users")
 	bindDuration(b, "rank-every", func(s *workload.Scenario) *workload.Duration { return &s.RankEvery }, "run the ranking job on this period (0: only from the mix)")
+	bind(b, "server-capacity", func(s *workload.Scenario) *float64 { return &s.ServerModel.Capacity }, floatVar,
+		"embedded: model each region server as taking this many requests a second at the base cost (0: no model); its queueing is in the latency")
+	bind(b, "server-handlers", func(s *workload.Scenario) *int { return &s.ServerModel.Handlers }, intVar,
+		"embedded, with a server model: handlers per modeled server")
+	bind(b, "server-cost", func(s *workload.Scenario) *string { return &s.ServerModel.Cost }, stringVar,
+		"embedded, with a server model: service time per row and byte touched (row=, byte=; base= overrides --server-capacity's)")
 }
 
 // parse reads the command line into options, or returns the exit code.
@@ -142,9 +144,6 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	sloExprs := fs.StringArray("slo", nil, "service level check, repeatable: OP:METRIC<=VALUE, e.g. product-latest:p99<=200ms, *:error-rate<1%, comment-write:throughput>=500/s")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
 	fs.BoolVar(&o.noReport, "no-report", false, "do not write report.html into the results dir at the end")
-	fs.Float64Var(&o.serverCapacity, "server-capacity", 0, "embedded: model each region server as taking this many requests a second at the base cost (0: no model); its queueing is in the latency")
-	fs.IntVar(&o.serverHandlers, "server-handlers", servermodel.DefaultHandlers, "embedded, with --server-capacity: handlers per modeled server")
-	fs.StringVar(&o.serverCost, "server-cost", "row=5us,byte=10ns", "embedded, with --server-capacity: service time per row and byte touched (base=, row=, byte=)")
 	fs.BoolVar(&o.stopOnBreach, "stop-on-breach", false, "with --ramp and --slo: end the ramp after two intervals in a row breach an SLO")
 	colorMode := fs.String("color", "auto", "colour on the console: auto (a terminal without NO_COLOR), always or never; severities are words either way")
 	fs.BoolVar(&o.appendRun, "append", false, "add this run to data that holds earlier runs (its order ids are new)")
@@ -202,7 +201,7 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 			apply(&o.sc)
 		}
 	})
-	if err := o.checkModel(); err != nil {
+	if err := o.checkModel(fs); err != nil {
 		return err
 	}
 	if o.stopOnBreach && (o.sc.Ramp == "" || len(sloExprs) == 0) {
@@ -308,31 +307,16 @@ func wrap(text, first, rest string, width int) string {
 	return b.String() + line
 }
 
-// checkModel validates the server model's flags.
-func (o *options) checkModel() error {
-	if o.serverCapacity == 0 {
+// checkModel refuses a server model asked of a real cluster; one a preset
+// or scenario file carries is left off there, and said so.
+func (o *options) checkModel(fs *pflag.FlagSet) error {
+	if !o.sc.ServerModel.On() || o.backend.Backend == "embedded" {
 		return nil
 	}
-	if o.backend.Backend != "embedded" {
-		return fmt.Errorf("--server-capacity models the embedded engine's servers; a real cluster's servers are real")
+	if fs.Changed("server-capacity") {
+		return fmt.Errorf("--server-capacity models the embedded engine's servers; a real cluster's servers are real (--backend %s)", o.backend.Backend)
 	}
-	if o.serverHandlers < 1 || o.serverHandlers > 10000 {
-		return fmt.Errorf("--server-handlers %d: want 1..10000", o.serverHandlers)
-	}
-	if _, err := o.modelOptions(); err != nil {
-		return err
-	}
+	o.sc.ServerModel.Capacity = 0
+	o.modelNote = fmt.Sprintf("scenario %s's modeled servers are left off: the %s backend's servers are real", o.sc.Name, o.backend.Backend)
 	return nil
-}
-
-// modelOptions are the server model's, from the flags.
-func (o *options) modelOptions() (servermodel.Options, error) {
-	base, err := servermodel.Capacity(o.serverCapacity, o.serverHandlers)
-	if err != nil {
-		return servermodel.Options{}, err
-	}
-	def := servermodel.DefaultCost
-	def.Base = base
-	cost, err := servermodel.ParseCost(o.serverCost, def)
-	return servermodel.Options{Handlers: o.serverHandlers, Cost: cost}, err
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -48,10 +49,13 @@ func load(o *options, stdout, stderr io.Writer) int {
 	defer st.Close()
 	storageFailed := watchStorage(st, stopRun)
 	var model *servermodel.Store
-	if o.serverCapacity > 0 {
-		mo, _ := o.modelOptions() // checked with the flags
+	if o.sc.ServerModel.On() {
+		mo, _ := o.sc.ServerModel.Options() // checked with the scenario
 		model = servermodel.Wrap(st, mo)
 		st = model
+	}
+	if o.modelNote != "" {
+		fmt.Fprintln(stderr, "loadgen:", o.modelNote)
 	}
 	if err := o.dropTables(ctx, st, stderr); err != nil {
 		return fail(stderr, err)
@@ -250,6 +254,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	}
 	var errs int64
 	steps, breached := results.NewSteps(), 0
+	cfg.OnSteady = out.steadyStarts
 	cfg.OnTick = func(t workload.Tick) {
 		if t.Phase == "steady" && o.stopOnBreach {
 			if breached++; !results.BreachedNow(o.slos, t.Interval) {
@@ -287,7 +292,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		return 0, err
 	}
 	if out.model != nil {
-		sum.Servers = modeledServers(out.model, out.modelBase, sum.End.Sub(sum.Start))
+		sum.Servers = modeledServers(out.model, out.steadyBase(), sum.End.Sub(sum.Start))
 	}
 	if sc.Ramp != "" {
 		sum.Steps, sum.Capacity = steps.Finish(o.slos)
@@ -328,6 +333,12 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		return sum, err
 	}
 	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
+	if sum.HotKeys, err = workload.LocateHotKeys(ctx, st, layout, describeKey(layout), res.HotKeys); err != nil {
+		return sum, err
+	}
+	if sum.Storage, err = o.storage(ctx, st, layout); err != nil {
+		return sum, err
+	}
 	if f := o.flaws; f != nil {
 		sum.FillFlaws(f.Collided(), f.CollidedComments(), f.StaleRanks())
 	}
@@ -468,6 +479,7 @@ type outputs struct {
 	interval        time.Duration      // the run's results interval: a shorter last one is marked partial
 	model           *servermodel.Store // nil: no server model
 	servers         *serversCSV
+	baseMu          sync.Mutex
 	modelBase       map[string]servermodel.ServerStat // at the steady phase's start
 	live            *metrics.Server                   // nil without --metrics-addr
 	err             error
@@ -520,6 +532,29 @@ func (o *outputs) tick(t workload.Tick) {
 	o.regB.Flush()
 }
 
+// steadyStarts snapshots the modeled servers as the steady phase begins:
+// their figures count from there (workload.Config.OnSteady).
+func (o *outputs) steadyStarts() {
+	if o.model == nil {
+		return
+	}
+	base := map[string]servermodel.ServerStat{}
+	for _, st := range o.model.Stats() {
+		base[st.Server] = st
+	}
+	o.baseMu.Lock()
+	o.modelBase = base
+	o.baseMu.Unlock()
+}
+
+// steadyBase is the snapshot steadyStarts took (none: every count is the
+// steady phase's).
+func (o *outputs) steadyBase() map[string]servermodel.ServerStat {
+	o.baseMu.Lock()
+	defer o.baseMu.Unlock()
+	return o.modelBase
+}
+
 // open starts the CSV files (their headers) once the steady phase's start
 // is known.
 func (o *outputs) open(steadyStart time.Time) {
@@ -528,11 +563,7 @@ func (o *outputs) open(steadyStart time.Time) {
 		o.regions = results.NewRegionsWriter(o.regB, steadyStart, o.interval)
 		o.hlog = results.NewHlogWriter(o.dir, steadyStart)
 		if o.model != nil {
-			o.servers = newServersCSV(o.dir, o.model, steadyStart)
-			o.modelBase = map[string]servermodel.ServerStat{}
-			for _, st := range o.model.Stats() {
-				o.modelBase[st.Server] = st
-			}
+			o.servers = newServersCSV(o.dir, o.model, steadyStart, o.steadyBase())
 		}
 	}
 }

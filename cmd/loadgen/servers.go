@@ -27,15 +27,15 @@ type serversCSV struct {
 	lastInterval time.Duration
 }
 
-func newServersCSV(dir string, model *servermodel.Store, start time.Time) *serversCSV {
+func newServersCSV(dir string, model *servermodel.Store, start time.Time, base map[string]servermodel.ServerStat) *serversCSV {
 	s := &serversCSV{model: model, start: start, last: map[string]servermodel.ServerStat{}}
 	s.f, s.err = os.Create(filepath.Join(dir, "servers.csv"))
 	if s.err == nil {
 		s.w = csv.NewWriter(s.f)
 		s.err = s.w.Write([]string{"end_s", "server", "requests", "utilization_modeled", "queue_modeled"})
 	}
-	for _, st := range model.Stats() { // the warm-up is not the steady phase's
-		s.last[st.Server] = st
+	for name, st := range base { // the warm-up is not the steady phase's
+		s.last[name] = st
 	}
 	return s
 }
