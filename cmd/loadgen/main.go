@@ -1,6 +1,7 @@
 // Command loadgen drives the comment system with a scenario of workload
 // actors, records latency histograms and region spread, and writes the
-// results; `loadgen merge` merges the results of several processes.
+// results; `loadgen merge` merges the results of several processes;
+// `loadgen plan` models a key design's storage without running anything.
 //
 // Exit codes: 0 done, 1 an --slo was breached, 2 bad usage or a backend
 // that could not be opened.
@@ -22,6 +23,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "lint" {
 		return lint(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "plan" {
+		return planCmd(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "flaws" {
 		return flaws(args[1:], stdout, stderr)
