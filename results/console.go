@@ -37,6 +37,8 @@ func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	printViolations(&b, s.Violations)
 	printSpread(&b, s.Spread)
 	printServers(&b, s.Servers)
+	printHotKeys(&b, s.HotKeys)
+	printStorage(&b, s.Storage)
 	printSLOs(&b, s.SLOs)
 	printSteps(&b, s.Steps, s.Capacity)
 	printFlaws(&b, s.Flaws)

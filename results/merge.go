@@ -14,7 +14,8 @@ import (
 // everything. Counts, errors, violations and pacing are summed; Start is
 // the earliest, End the latest, and rates are over that span. Config,
 // Spread and Backend come from the first summary; SLOs are dropped, to be evaluated
-// again on the merged result. names become Merged.
+// again on the merged result. Hot keys sum per key (mergeHotKeys). names
+// become Merged.
 func Merge(sums []Summary, names []string) (Summary, error) {
 	if len(sums) == 0 {
 		return Summary{}, fmt.Errorf("results: merge: no summaries")
@@ -53,6 +54,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	}
 	out.setRates()
 	mergeFlaws(&out, sums)
+	out.HotKeys = mergeHotKeys(sums)
 	return out, nil
 }
 

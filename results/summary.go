@@ -67,6 +67,11 @@ type Summary struct {
 	// the knee and the first breach.
 	Steps    []Step    `json:"steps,omitempty"`
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// HotKeys are the products and users the run worked for most.
+	HotKeys *HotKeys `json:"hot_keys,omitempty"`
+	// Storage is each table's bytes at the end of the run, measured over
+	// its cells beside the storage model's (modeled_bytes) for as many rows.
+	Storage []TableStorage `json:"storage,omitempty"`
 	// Verdict is what the run found, worst first, cures last: the console's
 	// closing lines, for reports and CI logs to quote.
 	Verdict []Finding `json:"verdict,omitempty"`

@@ -61,6 +61,7 @@ func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, te
 	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
 		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
 	w.record(op, start, err)
+	w.countComment(w.env.Pop.Products[p], w.env.Pop.Users[u], err)
 	w.book(c, err)
 	if err != nil {
 		return
@@ -163,6 +164,7 @@ func (w *Worker) release(ctx context.Context, p int, ts int64, writes []burstWri
 		}
 		w.note(OpBurst, due, bw.start, bw.end, bw.err)
 		longest = max(longest, bw.end.Sub(bw.start))
+		w.countComment(w.env.Pop.Products[p], w.env.Pop.Users[bw.user], bw.err)
 		w.book(bw.c, bw.err)
 		if bw.err == nil {
 			w.env.Acked.add(p, bw.user)
@@ -205,6 +207,7 @@ func (lister) Do(ctx context.Context, w *Worker) {
 	start := time.Now()
 	pg, err := w.env.Sys.ProductPage(ctx, p, nil, w.env.Scenario.PageSize)
 	w.recordPage(OpLatest, start, pg, err)
+	w.countProduct(p, 1, 0)
 }
 
 // rankedReader reads a product's top 10.
@@ -215,6 +218,7 @@ func (rankedReader) Do(ctx context.Context, w *Worker) {
 	start := time.Now()
 	pg, err := w.env.Sys.Ranked(ctx, p, 10)
 	w.recordPage(OpRanked, start, pg, err)
+	w.countProduct(p, 1, 0)
 }
 
 // ranker runs the batch ranking job over the products commented since its
@@ -230,8 +234,10 @@ func (ranker) Do(ctx context.Context, w *Worker) {
 	for i, p := range idx {
 		ids[i] = w.env.Pop.Products[p]
 	}
+	o := rankOptions(w.env.Scenario, w.r, w.env.Flaws)
+	o.Ranked = w.countRanked(o.Ranked)
 	start := time.Now()
-	_, err := w.env.Sys.RankJobWith(ctx, ids, rankOptions(w.env.Scenario, w.r, w.env.Flaws))
+	_, err := w.env.Sys.RankJobWith(ctx, ids, o)
 	w.record(OpRankJob, start, err)
 }
 
@@ -244,8 +250,9 @@ func (editor) Do(ctx context.Context, w *Worker) {
 	}
 	c := w.recent[w.r.IntN(len(w.recent))]
 	start := time.Now()
-	_, err := w.env.Sys.EditComment(ctx, c.order, c.product, w.content())
+	edited, err := w.env.Sys.EditComment(ctx, c.order, c.product, w.content())
 	w.record(OpEdit, start, err)
+	w.countEdit(c.product, edited.UserID, err)
 }
 
 // user picks a user: one of the hot users with the scenario's share, any

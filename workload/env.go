@@ -114,6 +114,7 @@ type Env struct {
 	// run is this run's index among the runs appended to the data (0 unless
 	// Config.Append): it picks the order ids.
 	run int64
+	hot hotKeys // the products and users worked for most
 }
 
 // Worker is one goroutine's state. Nothing in it is shared.
@@ -128,6 +129,7 @@ type Worker struct {
 	counting bool
 	ledger   *results.LedgerWriter // nil: no ledger kept
 	sched    schedule
+	hot      *hotShard // where it counts hot keys, shared and locked; set on first use
 }
 
 // schedule is the arrival being run. Its first op was due when the arrival
