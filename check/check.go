@@ -126,14 +126,14 @@ type Report struct {
 	// CollidedComments are the comments a colliding key hid from at least
 	// one listing, each once: the indexes' Collided count rows, and a
 	// comment hidden from both listings has two.
-	CollidedComments int64 `json:"collided_comments"`
-	Ranks      RankReport    `json:"ranks"`
-	References RefReport     `json:"references"`
-	Run        *RunReport    `json:"run,omitempty"`
-	Spread     *DataSpread   `json:"spread,omitempty"`
-	Repair     *RepairReport `json:"repair,omitempty"`
-	Consistent bool          `json:"consistent"`
-	Verdict    string        `json:"verdict"`
+	CollidedComments int64         `json:"collided_comments"`
+	Ranks            RankReport    `json:"ranks"`
+	References       RefReport     `json:"references"`
+	Run              *RunReport    `json:"run,omitempty"`
+	Spread           *DataSpread   `json:"spread,omitempty"`
+	Repair           *RepairReport `json:"repair,omitempty"`
+	Consistent       bool          `json:"consistent"`
+	Verdict          string        `json:"verdict"`
 }
 
 // Options configure a check.

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"encoding/hex"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"iter"
 
