@@ -144,3 +144,17 @@ func positive(name string, v float64) error {
 }
 
 func formatRate(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Delayed is a rate that starts By late: before By it holds the rate's
+// start. A ramp after a warm-up begins its first step with the steady
+// phase, so no step is spent warming up.
+type Delayed struct {
+	Rate
+	By time.Duration
+}
+
+// At is the rate at elapsed − By.
+func (d Delayed) At(elapsed time.Duration) float64 { return d.Rate.At(elapsed - d.By) }
+
+// Step is the step at elapsed − By.
+func (d Delayed) Step(elapsed time.Duration) int { return d.Rate.Step(elapsed - d.By) }

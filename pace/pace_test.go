@@ -207,3 +207,18 @@ func TestFlatRamps(t *testing.T) {
 		}
 	}
 }
+
+// A ramp delayed by a warm-up holds its first rate through the warm-up and
+// begins its steps after it.
+func TestDelayedRamp(t *testing.T) {
+	d := Delayed{Rate: Ramp{From: 100, To: 300, By: 100, Every: time.Second}, By: 2 * time.Second}
+	for _, c := range []struct {
+		at   time.Duration
+		rate float64
+		step int
+	}{{0, 100, 0}, {1500 * time.Millisecond, 100, 0}, {2 * time.Second, 100, 0}, {3 * time.Second, 200, 1}, {9 * time.Second, 300, 2}} {
+		if r, st := d.At(c.at), d.Step(c.at); r != c.rate || st != c.step {
+			t.Errorf("at %v: rate %v step %d, want %v and %d", c.at, r, st, c.rate, c.step)
+		}
+	}
+}

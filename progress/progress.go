@@ -146,6 +146,7 @@ type Status struct {
 	Target   float64       // the open loop's arrival rate now; 0 in a closed loop
 	WorstP99 time.Duration // last interval, the slowest op kind's p99
 	Errors   int64         // since the start
+	Servers  string        // last interval, the busiest modeled server, when a model runs
 }
 
 func (s Status) warmingUp() bool { return s.Phase == "warmup" }
@@ -182,8 +183,12 @@ func (s Status) line() string {
 	if s.OpsTotal > 0 {
 		ops += "/" + fmt.Sprint(s.OpsTotal)
 	}
-	return fmt.Sprintf("%-7s %s  ops %s  %.0f/s%s  worst p99 %v  errors %d",
+	l := fmt.Sprintf("%-7s %s  ops %s  %.0f/s%s  worst p99 %v  errors %d",
 		s.Phase, s.clock(), ops, s.Rate, s.target(), s.WorstP99.Round(10*time.Microsecond), s.Errors)
+	if s.Servers != "" {
+		l += "  " + s.Servers
+	}
+	return l
 }
 
 // target shows the open loop's aim beside what it achieved.

@@ -23,6 +23,15 @@ func TestLinesEveryInterval(t *testing.T) {
 	if lines[1] != want {
 		t.Errorf("line %q\nwant %q", lines[1], want)
 	}
+	// With modeled servers and an open loop, the line says what the
+	// busiest did and the rate aimed at.
+	b.Reset()
+	r = NewTo(&b, Lines)
+	r.Update(Status{Phase: "steady", Elapsed: 10 * time.Second, Ops: 5, Rate: 90, Target: 120, Servers: "busiest rs2 97% (modeled), 12 queued"})
+	r.Finish()
+	if got := strings.TrimSpace(b.String()); got != "loadgen: steady  10s  ops 5  90/s (target 120/s)  worst p99 0s  errors 0  busiest rs2 97% (modeled), 12 queued" {
+		t.Errorf("line %q", got)
+	}
 }
 
 // run is a 3 s warm-up then a 4 s steady phase, one status a second, with

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"commentbench/spread"
 )
 
 // A stepped ramp (--ramp FROM:TO:STEP/EVERY) is a capacity search: each
@@ -23,6 +25,15 @@ type Step struct {
 	Met      bool         `json:"slos_met"`
 	Busiest  *ServerShare `json:"busiest_server,omitempty"`
 	Hottest  float64      `json:"hottest_region_share"` // of the step's requests
+	// HottestRegion names the region that took that share.
+	HottestRegion string `json:"hottest_region,omitempty"`
+}
+
+// RegionHeat is the region that took the most of an interval's requests,
+// and its share.
+type RegionHeat struct {
+	Region string
+	Share  float64
 }
 
 // StepOp is one op within a step.
@@ -49,18 +60,33 @@ type Capacity struct {
 	// when even the first step breached.
 	KneeRate float64 `json:"knee_rate"`
 	// FirstBreach is the first SLO to fail, at which step, and the busiest
-	// server and hottest region share there.
+	// server and hottest region share there. In a search it is the
+	// breach of the lowest rate that breached.
 	FirstBreach *Breach `json:"first_breach,omitempty"`
+	// Search is set when the knee was searched for (--find-capacity)
+	// rather than ramped to: the range, and how close it got.
+	Search *SearchNote `json:"search,omitempty"`
+}
+
+// SearchNote is a capacity search: its range, the closeness it stopped
+// at, and where the capacity lies.
+type SearchNote struct {
+	From   float64 `json:"from"`
+	To     float64 `json:"to"`
+	Within float64 `json:"within"`
+	Probes int     `json:"probes"`
+	Note   string  `json:"note"`
 }
 
 // Breach is an SLO that failed at a step.
 type Breach struct {
-	SLO     string       `json:"slo"`
-	Actual  float64      `json:"actual"`
-	Unit    string       `json:"unit"`
-	Target  float64      `json:"target_rate"`
-	Busiest *ServerShare `json:"busiest_server,omitempty"`
-	Hottest float64      `json:"hottest_region_share"`
+	SLO           string       `json:"slo"`
+	Actual        float64      `json:"actual"`
+	Unit          string       `json:"unit"`
+	Target        float64      `json:"target_rate"`
+	Busiest       *ServerShare `json:"busiest_server,omitempty"`
+	Hottest       float64      `json:"hottest_region_share"`
+	HottestRegion string       `json:"hottest_region,omitempty"`
 }
 
 // Steps gathers intervals by their step's target rate.
@@ -70,11 +96,11 @@ type Steps struct {
 }
 
 type stepAcc struct {
-	seconds  float64
-	lat      map[string]*hdr.Histogram
-	errs     map[string]int64
-	busiest  *ServerShare
-	maxShare float64 // the hottest region's share of an interval's requests, the step's most
+	seconds float64
+	lat     map[string]*hdr.Histogram
+	errs    map[string]int64
+	busiest *ServerShare
+	hottest RegionHeat // the hottest region's share of an interval's requests, the step's most
 }
 
 // NewSteps starts with no step.
@@ -82,7 +108,7 @@ func NewSteps() *Steps { return &Steps{acc: map[float64]*stepAcc{}} }
 
 // Add files one steady-phase interval at target: its ops, its busiest
 // server, and the hottest region's share of its requests.
-func (s *Steps) Add(target float64, iv Interval, busiest *ServerShare, hottestShare float64) {
+func (s *Steps) Add(target float64, iv Interval, busiest *ServerShare, hottest RegionHeat) {
 	a, ok := s.acc[target]
 	if !ok {
 		a = &stepAcc{lat: map[string]*hdr.Histogram{}, errs: map[string]int64{}}
@@ -102,7 +128,9 @@ func (s *Steps) Add(target float64, iv Interval, busiest *ServerShare, hottestSh
 	if busiest != nil && (a.busiest == nil || busiest.Value > a.busiest.Value) {
 		a.busiest = busiest
 	}
-	a.maxShare = max(a.maxShare, hottestShare)
+	if hottest.Share > a.hottest.Share {
+		a.hottest = hottest
+	}
 }
 
 // BreachedNow evaluates slos on one interval, for --stop-on-breach.
@@ -148,7 +176,7 @@ func (s *Steps) Finish(slos []SLO) ([]Step, *Capacity) {
 	breached := false
 	for _, target := range s.order {
 		a := s.acc[target]
-		st := Step{Target: target, Seconds: a.seconds, Busiest: a.busiest, Hottest: a.maxShare, Met: true}
+		st := Step{Target: target, Seconds: a.seconds, Busiest: a.busiest, Hottest: a.hottest.Share, HottestRegion: a.hottest.Region, Met: true}
 		ops := slices.Sorted(mapKeys(a.lat, a.errs))
 		sum, err := intervalSummary(time.Time{}, time.Time{}.Add(time.Duration(a.seconds*float64(time.Second))),
 			func(yield func(string, *hdr.Histogram, int64)) {
@@ -178,7 +206,8 @@ func (s *Steps) Finish(slos []SLO) ([]Step, *Capacity) {
 			if !r.Met && r.Note == "" {
 				st.Met = false
 				if capa.FirstBreach == nil {
-					capa.FirstBreach = &Breach{SLO: r.SLO, Actual: r.Actual, Unit: r.Unit, Target: target, Busiest: a.busiest, Hottest: a.maxShare}
+					capa.FirstBreach = &Breach{SLO: r.SLO, Actual: r.Actual, Unit: r.Unit, Target: target, Busiest: a.busiest,
+						Hottest: a.hottest.Share, HottestRegion: a.hottest.Region}
 				}
 			}
 		}
@@ -211,12 +240,17 @@ func mapKeys(a map[string]*hdr.Histogram, b map[string]int64) func(func(string) 
 	}
 }
 
-// printSteps writes the ramp's step table and its knee.
+// printSteps writes the ramp's step table (or the search's probes) and
+// its knee.
 func printSteps(b *strings.Builder, steps []Step, c *Capacity) {
 	if len(steps) == 0 {
 		return
 	}
-	line(b, "ramp step  target/s  achieved/s  worst p99  errors  SLOs      busiest    hot region")
+	what := "ramp step"
+	if c != nil && c.Search != nil {
+		what = "probe    "
+	}
+	line(b, "%s  target/s  achieved/s  worst p99  errors  SLOs      busiest    hottest", what)
 	for i, st := range steps {
 		var worst float64
 		var errRate float64
@@ -230,28 +264,53 @@ func printSteps(b *strings.Builder, steps []Step, c *Capacity) {
 		case !st.Met:
 			slos = "BREACHED"
 		}
-		busy := "-"
-		if st.Busiest != nil {
-			busy = fmt.Sprintf("%s %.0f%%", st.Busiest.Server, 100*st.Busiest.Value)
-			if st.Busiest.Modeled {
-				busy += "*"
-			}
-		}
 		line(b, "  %-7d %9s %11s %10s %6.1f%%  %-8s  %-9s  %5.0f%%", i+1, rate(st.Target), rate(st.Achieved),
-			human(worst), errRate, slos, cut(busy, 9), 100*st.Hottest)
+			human(worst), errRate, slos, cut(serverText(st.Busiest), 9), 100*st.Hottest)
 	}
 	line(b, "  (* utilization of a modeled server; otherwise its share of requests)")
 	if c == nil {
 		return
 	}
-	if c.FirstBreach == nil {
-		line(b, "knee: not reached: every SLO held up to %s/s", rate(steps[len(steps)-1].Target))
-		return
+	printKnee(b, steps, c)
+}
+
+func serverText(s *ServerShare) string {
+	if s == nil {
+		return "-"
+	}
+	t := fmt.Sprintf("%s %.0f%%", s.Server, 100*s.Value)
+	if s.Modeled {
+		t += "*"
+	}
+	return t
+}
+
+// printKnee says where the SLOs broke: the knee, the first breach, and the
+// busiest server and hottest region there.
+func printKnee(b *strings.Builder, steps []Step, c *Capacity) {
+	if s := c.Search; s != nil {
+		line(b, "capacity: %s/s (searched to within %.0f%%, %d probes)", rate(c.KneeRate), 100*s.Within, s.Probes)
+		line(b, "  %s", s.Note)
 	}
 	fb := c.FirstBreach
+	if fb == nil {
+		if c.Search == nil {
+			line(b, "knee: not reached: every SLO held up to %s/s", rate(steps[len(steps)-1].Target))
+		}
+		return
+	}
 	knee := "none (the first step breached)"
 	if c.KneeRate > 0 {
 		knee = rate(c.KneeRate) + "/s"
 	}
-	line(b, "knee: %s; first breach at %s/s: %s (%s)", knee, rate(fb.Target), fb.SLO, formatActual(SLOResult{Actual: fb.Actual, Unit: fb.Unit}))
+	if c.Search == nil {
+		line(b, "knee: %s; first breach at %s/s: %s (%s)", knee, rate(fb.Target), fb.SLO, formatActual(SLOResult{Actual: fb.Actual, Unit: fb.Unit}))
+	} else {
+		line(b, "lowest breach at %s/s: %s (%s)", rate(fb.Target), fb.SLO, formatActual(SLOResult{Actual: fb.Actual, Unit: fb.Unit}))
+	}
+	at := "  there: busiest server " + serverText(fb.Busiest)
+	if fb.HottestRegion != "" {
+		at += fmt.Sprintf(", hottest region %.0f%% of requests (in %s)", 100*fb.Hottest, spread.RegionTable(fb.HottestRegion))
+	}
+	line(b, "%s", at)
 }

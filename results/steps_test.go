@@ -21,11 +21,11 @@ func intervalOf(op string, errs int64, lat ...int64) Interval {
 func TestStepsKnee(t *testing.T) {
 	s := NewSteps()
 	fast, slow := []int64{1000, 2000, 3000}, []int64{1000, 300000, 400000}
-	s.Add(100, intervalOf("w", 0, fast...), &ServerShare{Server: "rs1", Value: 0.3, Modeled: true}, 0.4)
-	s.Add(100, intervalOf("w", 0, fast...), nil, 0.5)
-	s.Add(200, intervalOf("w", 0, fast...), &ServerShare{Server: "rs2", Value: 0.7, Modeled: true}, 0.5)
-	s.Add(300, intervalOf("w", 1, slow...), &ServerShare{Server: "rs2", Value: 0.99, Modeled: true}, 0.9)
-	s.Add(400, intervalOf("w", 0, fast...), nil, 0.1) // past the knee: not the knee, whatever it did
+	s.Add(100, intervalOf("w", 0, fast...), &ServerShare{Server: "rs1", Value: 0.3, Modeled: true}, RegionHeat{"r4", 0.4})
+	s.Add(100, intervalOf("w", 0, fast...), nil, RegionHeat{"r5", 0.5})
+	s.Add(200, intervalOf("w", 0, fast...), &ServerShare{Server: "rs2", Value: 0.7, Modeled: true}, RegionHeat{"r5", 0.5})
+	s.Add(300, intervalOf("w", 1, slow...), &ServerShare{Server: "rs2", Value: 0.99, Modeled: true}, RegionHeat{"r9", 0.9})
+	s.Add(400, intervalOf("w", 0, fast...), nil, RegionHeat{"r1", 0.1}) // past the knee: not the knee, whatever it did
 	steps, c := s.Finish([]SLO{mustSLO(t, "w:p99<=100ms")})
 	if len(steps) != 4 || steps[0].Seconds != 2 || steps[0].Ops[0].Count != 6 || steps[0].Achieved != 3 || steps[0].Hottest != 0.5 {
 		t.Fatalf("steps %+v", steps)
@@ -41,7 +41,7 @@ func TestStepsKnee(t *testing.T) {
 		t.Errorf("step verdicts %v %v, error rate %v", steps[1].Met, steps[2].Met, steps[2].Ops[0].ErrorRate)
 	}
 	if c == nil || c.KneeRate != 200 || c.FirstBreach == nil || c.FirstBreach.Target != 300 ||
-		c.FirstBreach.SLO != "w:p99<=100ms" || c.FirstBreach.Busiest.Server != "rs2" || c.FirstBreach.Hottest != 0.9 {
+		c.FirstBreach.SLO != "w:p99<=100ms" || c.FirstBreach.Busiest.Server != "rs2" || c.FirstBreach.Hottest != 0.9 || c.FirstBreach.HottestRegion != "r9" {
 		t.Fatalf("capacity %+v %+v", c, c.FirstBreach)
 	}
 	var b strings.Builder

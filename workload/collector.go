@@ -78,7 +78,9 @@ func (c *collector) tick(now time.Time) {
 	t := Tick{Phase: c.phase, Elapsed: now.Sub(c.phaseStart), Arrivals: c.r.arrived.Load(),
 		Interval: c.r.cfg.Results.Collect(c.last, now)}
 	if sc := c.r.cfg.Scenario; sc.Rate > 0 || sc.Ramp != "" {
-		t.Target = rateOf(sc).At(now.Sub(c.begin))
+		// The rate in the interval's middle: at its end a ramp may have
+		// stepped up already.
+		t.Target = c.r.rate().At(c.last.Add(now.Sub(c.last) / 2).Sub(c.begin))
 	}
 	if c.phase == "steady" {
 		t.Regions = c.tracker.Observe(c.stats())

@@ -26,6 +26,10 @@ type Config struct {
 	WorkerIndex, WorkersTotal int
 	// OnTick is called from one goroutine at every interval.
 	OnTick func(Tick)
+	// Target, if set, paces the open loop instead of the scenario's rate
+	// or ramp, at whatever its owner sets it to (a capacity search); a new
+	// setting starts the schedule anew from that instant.
+	Target *pace.Target
 	// OnSteady, if set, is called as the warm-up ends, before any steady
 	// interval is collected: what a caller counts from the steady phase's
 	// start is snapshot there (a first tick comes an interval late).
@@ -322,6 +326,13 @@ func (r *run) closedLoop(w *Worker) {
 // openLoop runs an actor per arrival, measured from the arrival's time.
 func (r *run) openLoop(w *Worker, arrivals <-chan arrival) {
 	for a := range arrivals {
+		if t := r.cfg.Target; t != nil && a.gen != t.Gen() {
+			// Scheduled under an earlier probe: not this one's to serve.
+			if a.counted {
+				r.notStarted(a.at, time.Now())
+			}
+			continue
+		}
 		if r.isStopped() {
 			if a.counted {
 				r.notStarted(a.at, time.Now())
@@ -362,6 +373,7 @@ func (r *run) notStarted(at, end time.Time) {
 type arrival struct {
 	at      time.Time
 	counted bool
+	gen     int64 // the Target setting it was scheduled under
 }
 
 // dispatch releases arrivals at their intended times. When every worker is
@@ -370,10 +382,23 @@ type arrival struct {
 func (r *run) dispatch(ch chan<- arrival) {
 	defer close(ch)
 	sc := r.cfg.Scenario
-	arr := pace.NewArrivals(rateOf(sc), sc.Arrival == "poisson", rand.New(rand.NewPCG(sc.Seed, 0xa77)))
+	rnd := rand.New(rand.NewPCG(sc.Seed, 0xa77))
+	arr := pace.NewArrivals(r.rate(), sc.Arrival == "poisson", rnd)
 	begin := time.Now()
+	var gen int64
+	if r.cfg.Target != nil {
+		gen = r.cfg.Target.Gen()
+	}
 	for {
 		at := begin.Add(arr.Next())
+		if t := r.cfg.Target; t != nil && t.Gen() != gen {
+			// A new probe: what the old one left due is never started, and
+			// the new schedule begins now.
+			r.countUnstarted(arr, begin, at)
+			gen, begin = t.Gen(), time.Now()
+			arr = pace.NewArrivals(t, sc.Arrival == "poisson", rnd)
+			at = begin.Add(arr.Next())
+		}
 		if d := time.Until(at); d > 0 {
 			select {
 			case <-time.After(d):
@@ -387,7 +412,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 			return
 		}
 		select {
-		case ch <- arrival{at, counted}:
+		case ch <- arrival{at, counted, gen}:
 		case <-r.stopped:
 			r.countUnstarted(arr, begin, at)
 			return
@@ -406,10 +431,18 @@ func (r *run) countUnstarted(arr *pace.Arrivals, begin, at time.Time) {
 	}
 }
 
+// rate paces the open loop: the search's target, or the scenario's.
+func (r *run) rate() pace.Rate {
+	if r.cfg.Target != nil {
+		return r.cfg.Target
+	}
+	return rateOf(r.cfg.Scenario)
+}
+
 func rateOf(sc Scenario) pace.Rate {
 	if sc.Ramp != "" {
 		ramp, _ := pace.ParseRamp(sc.Ramp) // validated with the scenario
-		return ramp
+		return pace.Delayed{Rate: ramp, By: time.Duration(sc.Warmup)}
 	}
 	return pace.Constant(sc.Rate)
 }

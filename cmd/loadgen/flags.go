@@ -15,27 +15,34 @@ import (
 	"commentbench/backend"
 	"commentbench/buildinfo"
 	"commentbench/keys"
+	"commentbench/pace"
 	"commentbench/results"
 	"commentbench/workload"
 )
 
 // options is everything a run needs, validated.
 type options struct {
-	backend       backend.Flags
-	sc            workload.Scenario
-	design        *keys.Design    // sc.Layout, loaded
-	flaws         *workload.Flaws // what the run saw of the seed's flaws
-	out           string
-	slos          []results.SLO
-	quiet         bool
-	noReport      bool // no report.html at the end of the run
-	metricsAddr   string
-	appendRun     bool // add to data that holds earlier runs
-	color         bool // paint severities on the console
-	stopOnBreach  bool
+	backend      backend.Flags
+	sc           workload.Scenario
+	design       *keys.Design    // sc.Layout, loaded
+	flaws        *workload.Flaws // what the run saw of the seed's flaws
+	out          string
+	slos         []results.SLO
+	quiet        bool
+	noReport     bool // no report.html at the end of the run
+	metricsAddr  string
+	appendRun    bool // add to data that holds earlier runs
+	color        bool // paint severities on the console
+	stopOnBreach bool
+	// A capacity search (--find-capacity): its range, and each probe's
+	// settle and judged time.
+	findCapacity  string
+	search        *pace.Search
+	settle, probe time.Duration
 	modelNote     string // why a scenario's server model is off
 	stopRun       func() // ends the run early (--stop-on-breach)
 	breachStopped bool
+	searchDone    bool // the capacity search ended the run
 	runID         string
 	fresh         bool // wipe the harness's data first
 	workerIndex   int
@@ -145,6 +152,9 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar or status lines")
 	fs.BoolVar(&o.noReport, "no-report", false, "do not write report.html into the results dir at the end")
 	fs.BoolVar(&o.stopOnBreach, "stop-on-breach", false, "with --ramp and --slo: end the ramp after two intervals in a row breach an SLO")
+	fs.StringVar(&o.findCapacity, "find-capacity", "", "search FROM:TO arrivals/s by bisection for the highest rate at which every --slo holds, to within 5%")
+	fs.DurationVar(&o.settle, "settle", 3*time.Second, "with --find-capacity: each probe's time to settle before it is judged")
+	fs.DurationVar(&o.probe, "probe", 10*time.Second, "with --find-capacity: each probe's judged time")
 	colorMode := fs.String("color", "auto", "colour on the console: auto (a terminal without NO_COLOR), always or never; severities are words either way")
 	fs.BoolVar(&o.appendRun, "append", false, "add this run to data that holds earlier runs (its order ids are new)")
 	fs.BoolVar(&o.fresh, "fresh", false, "wipe the data the harness wrote (its own tables only) before the run; same as --drop-tables")
@@ -206,6 +216,9 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 	}
 	if o.stopOnBreach && (o.sc.Ramp == "" || len(sloExprs) == 0) {
 		return fmt.Errorf("--stop-on-breach ends a ramp at an SLO's breach: give --ramp and --slo")
+	}
+	if err := o.searchOptions(fs, o.findCapacity, len(sloExprs)); err != nil {
+		return err
 	}
 	if o.appendRun && (o.fresh || o.backend.DropTables) {
 		return errors.New("--append and --fresh: give one (append keeps the data, fresh wipes it)")
@@ -318,5 +331,34 @@ func (o *options) checkModel(fs *pflag.FlagSet) error {
 	}
 	o.sc.ServerModel.Capacity = 0
 	o.modelNote = fmt.Sprintf("scenario %s's modeled servers are left off: the %s backend's servers are real", o.sc.Name, o.backend.Backend)
+	return nil
+}
+
+// searchOptions checks --find-capacity and, given, makes the run an open
+// loop as long as the search can take.
+func (o *options) searchOptions(fs *pflag.FlagSet, spec string, slos int) error {
+	if spec == "" {
+		for _, f := range []string{"settle", "probe"} {
+			if fs.Changed(f) {
+				return fmt.Errorf("--%s is a capacity search's: give --find-capacity FROM:TO", f)
+			}
+		}
+		return nil
+	}
+	s, err := pace.ParseSearch(spec)
+	switch {
+	case err != nil:
+		return err
+	case slos == 0:
+		return fmt.Errorf("--find-capacity %s searches for where an SLO breaks: give at least one --slo", spec)
+	case fs.Changed("rate") || fs.Changed("ramp") || o.stopOnBreach:
+		return fmt.Errorf("--find-capacity %s sets the rate itself: leave out --rate, --ramp and --stop-on-breach", spec)
+	case o.probe < time.Duration(o.sc.Interval) || o.settle < 0:
+		return fmt.Errorf("--probe %v --settle %v: want a probe of at least one --interval (%v) and a settle of 0 or more",
+			o.probe, o.settle, time.Duration(o.sc.Interval))
+	}
+	o.search = s
+	o.sc.Rate, o.sc.Ramp, o.sc.Ops = s.From, "", 0 // open loop; the search sets the rate
+	o.sc.Duration = workload.Duration(searchBound(s, o.settle, o.probe))
 	return nil
 }

@@ -253,7 +253,15 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		out.model.SetOn(true)
 	}
 	var errs int64
-	steps, breached := results.NewSteps(), 0
+	breached := 0
+	var steps stepper
+	switch {
+	case o.search != nil:
+		sr := newSearch(o.search, o.slos, o.settle, o.probe, time.Duration(sc.Interval), func() { o.searchDone = true; o.stopRun() }, stderr)
+		steps, cfg.Target = sr, sr.target
+	case sc.Ramp != "":
+		steps = &ramp{results.NewSteps()}
+	}
 	cfg.OnSteady = out.steadyStarts
 	cfg.OnTick = func(t workload.Tick) {
 		if t.Phase == "steady" && o.stopOnBreach {
@@ -270,15 +278,17 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 			out.err = fmt.Errorf("ledger: %w", err)
 		}
 		out.tick(t)
-		if t.Phase == "steady" && sc.Ramp != "" { // after tick: the busiest server is this interval's
-			steps.Add(t.Target, t.Interval, busiest(t.Regions, out), hottestShare(t.Regions))
+		if t.Phase == "steady" && steps != nil { // after tick: the busiest server is this interval's
+			steps.add(t, busiest(t.Regions, out), hottestRegion(t.Regions))
 		}
 		errs += intervalErrors(t.Interval)
-		rep.Update(status(sc, t, errs))
+		st := status(sc, t, errs)
+		st.Servers = busiestLine(out, t.Regions)
+		rep.Update(st)
 	}
 	res, err := env.Run(ctx, cfg)
 	rep.Finish()
-	if o.breachStopped {
+	if o.breachStopped || o.searchDone {
 		res.Interrupted = false // it ended where it was told to
 	}
 	if lerr := ledger.Close(); err == nil {
@@ -294,8 +304,8 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if out.model != nil {
 		sum.Servers = modeledServers(out.model, out.steadyBase(), sum.End.Sub(sum.Start))
 	}
-	if sc.Ramp != "" {
-		sum.Steps, sum.Capacity = steps.Finish(o.slos)
+	if steps != nil {
+		sum.Steps, sum.Capacity = steps.finish(o.slos)
 	}
 	if err := out.finish(sum); err != nil {
 		return 0, err
@@ -314,7 +324,13 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if res.Interrupted {
 		return ExitInterrupted, nil
 	}
-	if o.breachStopped {
+	if c := sum.Capacity; c != nil {
+		// A ramp or search is there to find where the SLOs break: that they
+		// break past the knee is its answer, not a failure. It fails when
+		// not even its first rate held.
+		if c.KneeRate > 0 {
+			return 0, nil
+		}
 		return 1, nil
 	}
 	return sloExit(sum.SLOs), nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -113,15 +114,39 @@ func busiest(regions []store.RegionStat, out *outputs) *results.ServerShare {
 	return top
 }
 
-// hottestShare is the busiest region's share of an interval's requests.
-func hottestShare(regions []store.RegionStat) float64 {
-	var top, total uint64
+// hottestRegion is the region that took the most of an interval's
+// requests, and its share.
+func hottestRegion(regions []store.RegionStat) results.RegionHeat {
+	var top results.RegionHeat
+	var most, total uint64
 	for _, r := range regions {
 		n := r.ReadRequests + r.WriteRequests
-		top, total = max(top, n), total+n
+		if n > most {
+			most, top.Region = n, r.Name
+		}
+		total += n
 	}
-	if total == 0 {
-		return 0
+	if total > 0 {
+		top.Share = float64(most) / float64(total)
 	}
-	return float64(top) / float64(total)
+	return top
+}
+
+// busiestLine is the live status's word on the modeled servers: the one
+// busiest over the last interval, its handlers' utilization and its queue.
+func busiestLine(out *outputs, regions []store.RegionStat) string {
+	if out.model == nil || out.servers == nil {
+		return ""
+	}
+	b := busiest(regions, out)
+	if b == nil {
+		return ""
+	}
+	var queued int64
+	for _, st := range out.model.Stats() {
+		if st.Server == b.Server {
+			queued = st.Waiting
+		}
+	}
+	return fmt.Sprintf("busiest %s %.0f%% (modeled), %d queued", b.Server, 100*b.Value, queued)
 }
