@@ -283,6 +283,7 @@ usage: loadgen [flags]
        loadgen merge [--out DIR] [--slo EXPR]... RUN_DIR...
        loadgen lint --layout NAME|FILE [--json] [--print]
        loadgen flaws RUN_DIR...   (the seed's four flaws, one line each, across runs)
+       loadgen plan --layout NAME|FILE --comments-per-day N --days D [flags]   (storage, modeled)
        loadgen report RUN_DIR... [-o FILE] [--force]   (one run's HTML page, or runs compared)
 
 flags:
