@@ -32,6 +32,7 @@ type visit struct {
 	Requests []string // what it asked for, besides itself and data: URLs
 	Load     time.Duration
 	PNG      []byte // the whole page, when asked
+	Fonts    string // each font face the page declares: family and status
 }
 
 // openPage loads path in a fresh headless browser, with nothing on that
@@ -95,6 +96,10 @@ func openPage(tb testing.TB, path string, screenshot bool) visit {
 		tb.Fatalf("screenshot: %v", err)
 	}
 	v.Load = time.Since(start)
+	if v.Fonts, err = chromedp.Run(ctx, chromedp.Evaluate[string](
+		`[...document.fonts].map(f => f.family + " " + f.status).join(", ")`)); err != nil {
+		tb.Fatalf("fonts: %v", err)
+	}
 	if screenshot { // the whole page, untimed: encoding it is the test's cost, not the page's
 		if v.PNG, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
 			tb.Fatalf("screenshot: %v", err)
@@ -145,6 +150,11 @@ func TestBrowserRendersReport(t *testing.T) {
 		}
 		for _, r := range v.Requests {
 			t.Errorf("%s: the page requested %s", c.name, r)
+		}
+		// The page's own font, decoded from the page: no font from the
+		// machine stands in for it.
+		if v.Fonts != "Liberation Sans loaded" {
+			t.Errorf("%s: font faces %q, want the embedded Liberation Sans loaded", c.name, v.Fonts)
 		}
 		if v.Load > 2*time.Second {
 			t.Errorf("%s: loaded and painted in %v, over 2 s", c.name, v.Load)

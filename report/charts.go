@@ -22,9 +22,8 @@ import (
 
 // The charts are gonum/plot plots drawn to SVG and inlined into the page:
 // no script, nothing fetched. Their text names Liberation Sans, whose
-// metrics the plots are laid out with; the page's style falls back to the
-// metric-compatible Arial and Helvetica where it is not installed, so no
-// font is embedded (Liberation Sans alone would be 550 kB of the page).
+// metrics the plots are laid out with, and the page carries that font
+// (woff.go).
 
 // palette10 is Tableau's ten: distinct in colour and in grey, so a printed
 // page still tells the lines apart, with dashes past ten.

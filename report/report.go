@@ -49,9 +49,12 @@ func LoadAll(dirs []string, force bool) ([]*Run, error) {
 // Write renders one run's page, or the comparison of several, first run
 // the reference.
 func Write(w io.Writer, runs []*Run, now time.Time) error {
-	p := page{Title: title(runs), Compare: len(runs) > 1, Style: template.CSS(style),
+	font, err := fontCSS()
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	p := page{Title: title(runs), Compare: len(runs) > 1, Style: font + template.CSS(style),
 		Generated: fmt.Sprintf("written %s by commentbench %s", now.UTC().Format(time.RFC3339), buildinfo.Version())}
-	var err error
 	if p.Compare {
 		p.Cmp, err = buildCompare(runs)
 	} else {
