@@ -420,3 +420,44 @@ func TestLogChartsTakeAnyValues(t *testing.T) {
 		t.Errorf("logY kept %v over [%v, %v], want the two positive points over [2, 4]", ss[0].XY, p.Y.Min, p.Y.Max)
 	}
 }
+
+// A run stopped by a signal says so in its header, its SLOs are the
+// summary's (actual and verdict), and a searched capacity says it was
+// searched and where it lies.
+func TestInterruptedSLOsAndSearch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	synthRun(t, dir, 4, "seed", 1)
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Interrupted = true
+	sum.SLOs = []results.SLOResult{{SLO: "comment-write:p99<=5ms", Metric: "p99", Met: false, Actual: 7.25, Unit: "ms"},
+		{SLO: "*:error-rate<1%", Metric: "error-rate", Met: true, Actual: 0, Unit: "%"}}
+	sum.Steps = []results.Step{{Target: 100, Met: true}, {Target: 200, Met: false}}
+	sum.Capacity = &results.Capacity{KneeRate: 100, Search: &results.SearchNote{From: 100, To: 200, Within: 0.05, Probes: 2,
+		Note: "between 100/s (held) and 200/s (breached)"}}
+	if err := results.WriteSummary(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := renderPage(t, dir)
+	if got := text(findOne(page, has("data-field", "interrupted"))); got != "yes" {
+		t.Errorf("interrupted %q, want yes", got)
+	}
+	for _, r := range sum.SLOs {
+		row := findOne(byID(page, "slos"), has("data-slo", r.SLO))
+		if row == nil {
+			t.Fatalf("no row for SLO %s", r.SLO)
+		}
+		want := map[bool]string{true: "met", false: "BREACHED"}[r.Met]
+		if got := cellOf(t, row, "met"); got != want {
+			t.Errorf("%s: %q, want %q", r.SLO, got, want)
+		}
+		if got := number(t, strings.Fields(cellOf(t, row, "actual"))[0]); !near(got, r.Actual, 0.005) {
+			t.Errorf("%s: actual %v, summary %v", r.SLO, got, r.Actual)
+		}
+	}
+	if k := text(byID(page, "knee")); !strings.Contains(k, "100.0/s (searched 100.0/s to 200.0/s by bisection, 2 probes: between 100/s (held) and 200/s (breached))") {
+		t.Errorf("knee %q: want the search's answer", k)
+	}
+}

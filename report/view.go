@@ -235,10 +235,13 @@ func capacityOf(c *results.Capacity, steps []results.Step) *capacityView {
 	if c.KneeRate > 0 {
 		v.Knee = rate(c.KneeRate) + "/s"
 	}
+	if s := c.Search; s != nil { // probes, not a ramp's steps: the search says where it lies
+		v.Knee = fmt.Sprintf("%s (searched %s/s to %s/s by bisection, %d probes: %s)", v.Knee, rate(s.From), rate(s.To), s.Probes, s.Note)
+	}
 	if b := c.FirstBreach; b != nil {
 		v.Breach = fmt.Sprintf("%s at %s/s (%s %s); busiest %s; hottest region %s of requests",
 			b.SLO, rate(b.Target), fixed2(b.Actual), b.Unit, busiest(b.Busiest), share(b.Hottest))
-	} else if len(steps) > 0 {
+	} else if len(steps) > 0 && c.Search == nil {
 		v.Knee = "not reached: every SLO held up to " + rate(steps[len(steps)-1].Target) + "/s"
 	}
 	return v
