@@ -213,6 +213,7 @@ func TestLoadgenSecondInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a failed test leaves no loadgen behind
 	waitFor(t, func() bool { return lines(filepath.Join(dir, "out", "timeline.csv")) > 0 }, 60*time.Second)
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(300 * time.Millisecond)

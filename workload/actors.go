@@ -66,7 +66,7 @@ func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, te
 	if err != nil {
 		return
 	}
-	w.env.Acked.add(p, u)
+	w.env.Acked.add(p, u, ts)
 	w.env.Recent.add(p)
 	w.remember(c.OrderID, c.ProductID)
 }
@@ -167,7 +167,7 @@ func (w *Worker) release(ctx context.Context, p int, ts int64, writes []burstWri
 		w.countComment(w.env.Pop.Products[p], w.env.Pop.Users[bw.user], bw.err)
 		w.book(bw.c, bw.err)
 		if bw.err == nil {
-			w.env.Acked.add(p, bw.user)
+			w.env.Acked.add(p, bw.user, bw.c.Timestamp)
 			w.env.Recent.add(p)
 			w.remember(bw.c.OrderID, bw.c.ProductID)
 		}

@@ -236,19 +236,47 @@ func ErrorKind(err error) string {
 }
 
 // Acked counts the comments acknowledged per product and per user, so a
-// pager knows how many a listing must at least show.
+// pager knows how many a listing must at least show; and, when walks stop
+// at a page limit, the latest of their stamps, so a walk cut short can
+// check the part it read.
 type Acked struct {
 	products, users []atomic.Int64
+	stamps          *ackStamps // nil: walks go to the end
 }
 
-// NewAcked sizes the counters for a population.
-func NewAcked(products, users int) *Acked {
-	return &Acked{products: make([]atomic.Int64, products), users: make([]atomic.Int64, users)}
+// NewAcked sizes the counters for a population; keep stamps are kept per
+// owner (stampsToKeep), none when 0.
+func NewAcked(products, users, keep int) *Acked {
+	a := &Acked{products: make([]atomic.Int64, products), users: make([]atomic.Int64, users)}
+	if keep > 0 {
+		a.stamps = newAckStamps(products, users, keep)
+	}
+	return a
 }
 
-func (a *Acked) add(product, user int) {
+// add books a comment on product by user, stamped ts, acknowledged.
+func (a *Acked) add(product, user int, ts int64) {
 	a.products[product].Add(1)
 	a.users[user].Add(1)
+	if a.stamps != nil {
+		a.stamps.add(product, user, ts)
+	}
+}
+
+// productStamps and userStamps are an owner's latest stamps, for a walk
+// beginning now; nil when none are kept.
+func (a *Acked) productStamps(i int) []int64 {
+	if a.stamps == nil {
+		return nil
+	}
+	return a.stamps.products[i].snapshot()
+}
+
+func (a *Acked) userStamps(i int) []int64 {
+	if a.stamps == nil {
+		return nil
+	}
+	return a.stamps.users[i].snapshot()
 }
 
 // RecentProducts are the products commented since the ranking job last ran.

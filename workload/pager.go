@@ -94,7 +94,7 @@ func productWalk(w *Worker, i int) *walk {
 	p := w.env.Pop.Products[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.ProductComment, p) // p is a valid id
 	return &walk{w: w, table: keys.ProductComment, owner: p, list: list, op: OpPage,
-		acked: w.env.Acked.products[i].Load(), t0: w.env.Clock.Now(),
+		acked: w.env.Acked.products[i].Load(), stamps: w.env.Acked.productStamps(i), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.ProductPage(ctx, p, c, w.env.Scenario.PageSize)
 		},
@@ -113,7 +113,7 @@ func timelineWalk(w *Worker, i int) *walk {
 	u := w.env.Pop.Users[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
 	return &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,
-		acked: w.env.Acked.users[i].Load(), t0: w.env.Clock.Now(),
+		acked: w.env.Acked.users[i].Load(), stamps: w.env.Acked.userStamps(i), t0: w.env.Clock.Now(),
 		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
 			return w.env.Sys.UserPage(ctx, u, c, w.env.Scenario.PageSize)
 		},

@@ -113,7 +113,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 		clock = NewLogicalClock()
 	}
 	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: clock,
-		Acked: NewAcked(len(pop.Products), len(pop.Users)), Checks: &Violations{}, Recent: &RecentProducts{},
+		Acked: NewAcked(len(pop.Products), len(pop.Users), stampsToKeep(sc)), Checks: &Violations{}, Recent: &RecentProducts{},
 		Flaws: cfg.Flaws, run: run}, nil
 }
 

@@ -469,7 +469,7 @@ func intervalErrors(iv results.Interval) int64 {
 }
 
 func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
-	s := progress.Status{Phase: t.Phase, Elapsed: t.Elapsed, Ops: t.Arrivals, Errors: errs, OpsTotal: sc.Ops}
+	s := progress.Status{Phase: t.Phase, Elapsed: t.Elapsed, Ops: t.Arrivals, Errors: errs, OpsTotal: sc.Ops, Warmup: time.Duration(sc.Warmup)}
 	if t.Phase == "steady" {
 		s.Elapsed += time.Duration(sc.Warmup)
 	}
