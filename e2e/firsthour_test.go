@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"encoding/csv"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -202,4 +205,43 @@ func TestDataDirInUse(t *testing.T) {
 			t.Errorf("%v while loadgen runs: exit %d, stderr %q", c, code, errOut)
 		}
 	}
+}
+
+// A loadgen refused for what the data dir holds (another design; an
+// earlier run, without --append) leaves the dir as it found it: every file
+// byte for byte, none added (but for the lock Pebble takes to read).
+func TestRefusedRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	loadgenCI(t, dir, "seed", "--ops", "200", "--no-report")
+	before := dirContents(t, data)
+	for i, args := range [][]string{{"--layout", "unique"}, {"--layout", "seed"}} {
+		_, errOut, code := run(t, "loadgen", append(args, "--preset", "ci", "--quiet", "--no-report", "--data-dir", data,
+			"--out", filepath.Join(dir, "refused", strconv.Itoa(i)))...)
+		if code != 2 {
+			t.Fatalf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+		after := dirContents(t, data)
+		if !maps.Equal(before, after) {
+			t.Errorf("%v: the refused run changed the data dir:\nbefore %v\nafter  %v", args, before, after)
+		}
+	}
+}
+
+// dirContents is every file under dir (Pebble's LOCK aside) and its content.
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "LOCK" {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

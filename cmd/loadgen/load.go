@@ -41,6 +41,9 @@ func load(o *options, stdout, stderr io.Writer) int {
 	defer stopRun()
 	o.stopRun = stopRun
 
+	if err := o.precheck(ctx); err != nil {
+		return fail(stderr, err)
+	}
 	o.backend.Expect = append(slices.Clone(keys.Tables), comments.MetaTable) // checked before any is created
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
@@ -100,6 +103,27 @@ func load(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// precheck refuses a run into an embedded data dir that holds data it
+// must not touch (another design, an earlier run) before that dir is
+// opened for writing: opening it so would already rewrite its files.
+func (o *options) precheck(ctx context.Context) error {
+	if o.backend.Backend != "embedded" || o.backend.DataDir == "" || o.backend.DropTables {
+		return nil
+	}
+	if entries, err := os.ReadDir(o.backend.DataDir); err != nil || len(entries) == 0 {
+		return nil // nothing there yet: the open creates it
+	}
+	st, err := o.backend.Open(backend.ReadOnly)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := o.checkLayout(ctx, st); err != nil {
+		return err
+	}
+	return o.checkReuse(ctx, st)
 }
 
 // faulty is a store that reports the failure of the storage under it (the
