@@ -48,9 +48,9 @@ func TestHotServerFelt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four loads of seconds each")
 	}
-	base := []string{"--preset", "flash-sale", "--layout", "seed", "--users", "5000", "--regions", "9", "--hot-share", "0.9",
+	base := []string{"--preset", "flash-sale", "--layout", "seed", "--users", "5000", "--regions", "9", "--hot-share", "0.95",
 		"--rate", "2200", "--workers", "64", "--rank-every", "0s", "--duration", "6s", "--warmup", "1s"}
-	model := []string{"--server-capacity", "1000000", "--server-handlers", "1", "--server-cost", "row=60us,byte=0s"}
+	model := []string{"--server-capacity", "1000000", "--server-handlers", "1", "--server-cost", "row=66us,byte=0s"}
 	off := []string{"--server-capacity", "0"}
 	with := func(parts ...[]string) []string {
 		var out []string
