@@ -613,7 +613,7 @@ func TestCounterUnparsable(t *testing.T) {
 var brokenRefs = "%d broken references (orders, users, products, sellers): the data does not say what the right entity is"
 
 func TestCounterBadComments(t *testing.T) {
-	note := []string{"1 comments whose value does not parse: their content is gone; their index rows are left as they are"}
+	note := []string{"1 comments whose value does not parse or is not its row's: their content is gone; their index rows are left as they are"}
 	runCounterFaults(t, []counterFault{
 		{name: "a comment whose value does not parse", inject: func(d *dataset) {
 			c := d.byProd[d.products[0]][1] // short: unranked
@@ -627,6 +627,23 @@ func TestCounterBadComments(t *testing.T) {
 				c := d.byProd[d.products[0]][1]
 				if !d.exists(keys.ProductComment, d.productKey(c)) || !d.exists(keys.UserComment, d.userKey(c)) {
 					t.Error("the repair deleted the corrupt comment's valid index rows")
+				}
+			}},
+		// It parses, but names another order: as bad as one that does not
+		// parse, counted once, its index rows neither mismatched nor
+		// deleted by the repair.
+		{name: "a comment whose value names another order", inject: func(d *dataset) {
+			c := d.byProd[d.products[2]][1]
+			other := c
+			other.OrderID = "ElsewhereA"
+			v, err := model.JSON.Marshal(other)
+			must(d.t, err)
+			d.put(keys.Comment, d.ck(c), v)
+		}, want: map[string]int64{"refs.bad": 1}, plan: repairPlan{cannot: note}, after: map[string]int64{"refs.bad": 1},
+			afterRepair: func(t *testing.T, d *dataset, _ Report) {
+				c := d.byProd[d.products[2]][1]
+				if !d.exists(keys.ProductComment, d.productKey(c)) || !d.exists(keys.UserComment, d.userKey(c)) {
+					t.Error("the repair deleted the bad comment's index rows")
 				}
 			}},
 		{name: "a comment row with no value cell", inject: func(d *dataset) {

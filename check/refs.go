@@ -63,13 +63,13 @@ func (c *checker) commentPass(ctx context.Context) (*pass, error) {
 // its index keys were made from, as the run's ledger recorded it; -1 when
 // unknown, and then an edited comment's index rows are matched loosely.
 func (c *checker) comment(p *pass, row store.Row, written int) error {
-	cm, err := decodeComment(c.o.Codec, row)
+	cm, err := c.parseComment(row)
 	var ok, uk, pk []byte
 	if err == nil {
-		err = c.expect(p, cm, row.Key, written)
+		ok, uk, pk, err = c.entityKeys(cm)
 	}
 	if err == nil {
-		ok, uk, pk, err = c.entityKeys(cm)
+		err = c.expect(p, cm, row.Key, written)
 	}
 	if err != nil {
 		p.refs.BadComments.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(keys.Comment, row.Key), err) })
@@ -86,6 +86,21 @@ func (c *checker) comment(p *pass, row store.Row, written int) error {
 }
 
 // entityKeys are the row keys of the comment's order, user and product.
+// parseComment reads a comment row: a value that decodes, whose order and
+// product are its key's and whose ids are ids. Anything else is a bad
+// comment, whose index rows nothing can be said of.
+func (c *checker) parseComment(row store.Row) (model.Comment, error) {
+	cm, err := decodeComment(c.o.Codec, row)
+	if err != nil {
+		return cm, err
+	}
+	if k, err := c.o.Layout.Decode(keys.Comment, row.Key); err != nil || k.OrderID != cm.OrderID || k.ProductID != cm.ProductID {
+		return cm, fmt.Errorf("row key does not match the comment's order and product")
+	}
+	_, _, _, err = c.entityKeys(cm)
+	return cm, err
+}
+
 func (c *checker) entityKeys(cm model.Comment) (o, u, p []byte, err error) {
 	d := c.o.Layout
 	if o, err = d.EntityKey(keys.Order, cm.OrderID); err != nil {
@@ -104,9 +119,6 @@ func (c *checker) entityKeys(cm model.Comment) (o, u, p []byte, err error) {
 // hold, but index rows are written once and never updated).
 func (c *checker) expect(p *pass, cm model.Comment, ck []byte, written int) error {
 	d := c.o.Layout
-	if k, err := d.Decode(keys.Comment, ck); err != nil || k.OrderID != cm.OrderID || k.ProductID != cm.ProductID {
-		return fmt.Errorf("row key does not match the comment's order and product")
-	}
 	ix := keys.Key{UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID, Timestamp: cm.Timestamp, ContentLen: cm.ContentLen()}
 	loose := cm.IsEdited
 	if written >= 0 { // the ledger knows what the keys were made from

@@ -81,7 +81,7 @@ func (r *repairs) report(rep Report) *RepairReport {
 	rf := rep.References
 	if n := rf.BadComments.Count; n > 0 {
 		out.Cannot = append(out.Cannot, fmt.Sprintf(
-			"%d comments whose value does not parse: their content is gone; their index rows are left as they are", n))
+			"%d comments whose value does not parse or is not its row's: their content is gone; their index rows are left as they are", n))
 	}
 	if n := rf.MissingOrder.Count + rf.OrderUser.Count + rf.MissingUser.Count +
 		rf.MissingProduct.Count + rf.MissingSeller.Count; n > 0 {

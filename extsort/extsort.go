@@ -525,8 +525,14 @@ func openRun(r run) (*fileSource, error) {
 }
 
 func (fs *fileSource) next() (bool, error) {
-	if fs.left == 0 || fs.remain == 0 {
+	switch {
+	case fs.left == 0 && fs.remain == 0:
 		return false, nil
+	case fs.left == 0 || fs.remain == 0:
+		// The run's record count and its byte count end together in a run
+		// as written: one ending first means a length was corrupted, and a
+		// record garbled or lost.
+		return false, fs.fail(fmt.Errorf("run ends with %d records and %d bytes left", fs.left, fs.remain))
 	}
 	var err error
 	if fs.key, err = fs.field(fs.key); err != nil {

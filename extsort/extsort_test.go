@@ -365,6 +365,17 @@ func TestCorruptRun(t *testing.T) {
 			return err
 		}},
 		{"removed", func(p string, size int64) error { return os.Remove(p) }},
+		// A value length that swallows the next record: the bytes run out a
+		// record before the count does.
+		{"length swallows a record", func(p string, size int64) error {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteAt(binary.AppendUvarint(nil, 8+recSize), recSize*3+1+8)
+			return err
+		}},
 	}
 	for _, runs := range []int{4, fanIn + 6} {
 		for _, d := range damages {

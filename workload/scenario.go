@@ -138,7 +138,7 @@ func ParseDuration(s string) (Duration, error) {
 	}
 	secs, err := strconv.ParseFloat(s, 64)
 	// The bound keeps the conversion to nanoseconds from overflowing.
-	if err != nil || math.IsNaN(secs) || math.Abs(secs) > math.MaxInt64/1e9 {
+	if err != nil || math.IsNaN(secs) || math.Abs(secs) >= math.MaxInt64/1e9 {
 		return 0, fmt.Errorf("%q is not a duration (want e.g. 30s, 1m30s, or a number of seconds)", s)
 	}
 	return Duration(secs * float64(time.Second)), nil
