@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -69,10 +70,7 @@ func MergeIntervals(dirs []string, starts []time.Time, origin time.Time, out str
 	w := csv.NewWriter(f)
 	_ = w.Write(timelineHeader)
 	keys := slices.SortedFunc(maps.Keys(acc), func(a, b key) int {
-		if a.slot != b.slot {
-			return int(a.slot - b.slot)
-		}
-		return cmpStr(a.op, b.op)
+		return cmp.Or(cmp.Compare(a.slot, b.slot), cmp.Compare(a.op, b.op))
 	})
 	sec := func(t time.Time) string { return strconv.FormatFloat(t.Sub(origin).Seconds(), 'f', 3, 64) }
 	for _, k := range keys {
@@ -103,16 +101,6 @@ func (m *mergedLogs) rowSlot(i int, r tlRow) int64 {
 		return m.slotOf(hs[j])
 	}
 	return at / m.interval.Milliseconds()
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // readTimeline reads a run's timeline.csv onto the wall clock; a run
