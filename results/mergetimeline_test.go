@@ -100,3 +100,31 @@ func TestMergeIntervalsOldTimeline(t *testing.T) {
 		t.Errorf("old timeline: %v, want ErrOldTimeline", err)
 	}
 }
+
+// timeline.csv's times are rounded to the millisecond, an interval log's
+// cut: an interval starting 0.1 ms before a slot's end is written 2.000 s
+// into the run and logged in the slot before. Its row joins the slot of
+// its histogram, its percentiles and all; it is not left in the next slot
+// with none.
+func TestMergeIntervalsRoundedStart(t *testing.T) {
+	base := time.UnixMilli(1_795_435_200_000)
+	start := base.Add(300 * time.Microsecond)
+	late := start.Add(1999600 * time.Microsecond) // base + 1.9999 s: slot 1, "2.000" in the CSV
+	a, out := t.TempDir(), t.TempDir()
+	writeRun(t, a, start, interval(start, opIv("a", 0, 1)), Interval{Start: late, End: late.Add(time.Second), Ops: []OpInterval{opIv("x", 0, 9, 9)}})
+	if err := MergeIntervals([]string{a}, []time.Time{start}, start, out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "timeline.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[2][3] != "x" || recs[2][4] != "2" || recs[2][5] != "0.009" {
+		t.Errorf("merged timeline %v: want x's row with its 2 values and p50 0.009 ms", recs)
+	}
+}

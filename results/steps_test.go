@@ -67,3 +67,81 @@ func TestIntervalAchieved(t *testing.T) {
 		t.Errorf("achieved over no time %v, want 0", got)
 	}
 }
+
+// A step keeps its intervals' busiest server and hottest region: the most
+// of each, the first of equals.
+func TestStepsKeepTheMost(t *testing.T) {
+	s := NewSteps()
+	iv := intervalOf("w", 0, 1000)
+	s.Add(100, iv, &ServerShare{Server: "rs1", Value: 0.5}, RegionHeat{"a", 0.3})
+	s.Add(100, iv, &ServerShare{Server: "rs2", Value: 0.5}, RegionHeat{"b", 0.3}) // equal: the first stays
+	s.Add(100, iv, nil, RegionHeat{})
+	s.Add(100, iv, &ServerShare{Server: "rs3", Value: 0.4}, RegionHeat{"c", 0.2})
+	steps, _ := s.Finish(nil)
+	if st := steps[0]; st.Busiest.Server != "rs1" || st.HottestRegion != "a" || st.Hottest != 0.3 {
+		t.Errorf("step kept %+v and %s %v, want rs1 and a at 0.3", st.Busiest, st.HottestRegion, st.Hottest)
+	}
+	s.Add(100, iv, &ServerShare{Server: "rs4", Value: 0.6}, RegionHeat{"d", 0.7})
+	steps, _ = s.Finish(nil)
+	if st := steps[0]; st.Busiest.Server != "rs4" || st.HottestRegion != "d" {
+		t.Errorf("step kept %+v and %s, want rs4 and d: the most", st.Busiest, st.HottestRegion)
+	}
+}
+
+// An op that only failed in a step is in its table at a 100% error rate,
+// one that did nothing is not; the step's seconds make its rates, and an
+// SLO on throughput reads them; a step of no time has no rate.
+func TestStepsOpsAndRates(t *testing.T) {
+	s := NewSteps()
+	iv := intervalOf("w", 0, 1000, 2000)
+	iv.End = iv.Start.Add(2 * time.Second)
+	iv.Ops = append(iv.Ops, OpInterval{Op: "f", Errors: 2}, OpInterval{Op: "idle"})
+	s.Add(100, iv, nil, RegionHeat{})
+	s.Add(200, Interval{Start: t0, End: t0, Ops: []OpInterval{{Op: ActionPrefix + "x", Count: 3}}}, nil, RegionHeat{})
+	steps, _ := s.Finish([]SLO{mustSLO(t, "w:throughput<=1.5/s")})
+	st := steps[0]
+	if len(st.Ops) != 2 || st.Ops[0].Op != "f" || st.Ops[0].ErrorRate != 100 || st.Ops[1].Op != "w" || st.Ops[1].ErrorRate != 0 {
+		t.Errorf("step ops %+v, want f at 100%% errors and w at 0, idle left out", st.Ops)
+	}
+	if st.Seconds != 2 || !st.Met || st.Achieved != 1 {
+		t.Errorf("step of 2 s: seconds %v, throughput SLO met %v (%+v), achieved %v; want 2, met (1/s), 1", st.Seconds, st.Met, st.SLOs, st.Achieved)
+	}
+	if st := steps[1]; st.Achieved != 0 || st.Seconds != 0 {
+		t.Errorf("a step of no time: achieved %v over %v s, want 0", st.Achieved, st.Seconds)
+	}
+}
+
+// A searched capacity's console: its probes under "probe", the answer with
+// its closeness and where it lies, the lowest breach, and there the busiest
+// server and the hottest region by its table.
+func TestStepsConsoleSearch(t *testing.T) {
+	steps := []Step{
+		{Target: 500, Achieved: 499.5, Met: true, SLOs: []SLOResult{{Met: true}}, Hottest: 0.125,
+			Ops: []StepOp{{Op: "w", P99: 5.5, ErrorRate: 0.5}}, Busiest: &ServerShare{Server: "rs1", Value: 0.626, Modeled: true}},
+		{Target: 1200, Achieved: 799, Met: false, SLOs: []SLOResult{{}}, Hottest: 0.11,
+			Ops: []StepOp{{Op: "w", P99: 1660}}, Busiest: &ServerShare{Server: "rs1", Value: 1}},
+	}
+	c := &Capacity{KneeRate: 806.25, Search: &SearchNote{Within: 0.05, Probes: 2, Note: "between 806.25/s (held) and 828.125/s (breached)"},
+		FirstBreach: &Breach{SLO: "w:p99<=100ms", Actual: 244, Unit: "ms", Target: 828.125,
+			Busiest: &ServerShare{Server: "rs1", Value: 0.998, Modeled: true}, Hottest: 0.104, HottestRegion: "order,aAA,1795.0123abcd."}}
+	var b strings.Builder
+	printSteps(&b, steps, c)
+	want := `probe      target/s  achieved/s  worst p99  errors  SLOs      busiest    hottest
+  1           500.0       499.5     5.50ms    0.5%  met       rs1 63%*      12%
+  2          1200.0       799.0      1.66s    0.0%  BREACHED  rs1 100%      11%
+  (* utilization of a modeled server; otherwise its share of requests)
+capacity: 806.2/s (searched to within 5%, 2 probes)
+  between 806.25/s (held) and 828.125/s (breached)
+lowest breach at 828.1/s: w:p99<=100ms (244ms)
+  there: busiest server rs1 100%*, hottest region 10% of requests (in order)
+`
+	if got := b.String(); got != want {
+		t.Errorf("console:\n%s\nwant\n%s", got, want)
+	}
+	b.Reset()
+	c.KneeRate, c.Search = 0, nil
+	printSteps(&b, steps, c)
+	if got := b.String(); !strings.Contains(got, "knee: none (the first step breached); first breach at 828.1/s") || !strings.HasPrefix(got, "ramp step") {
+		t.Errorf("ramp console:\n%s", got)
+	}
+}

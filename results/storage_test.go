@@ -24,3 +24,13 @@ func TestPrintStorage(t *testing.T) {
 		t.Errorf("no storage printed %q", b.String())
 	}
 }
+
+// Sizes are in binary units, each up to 1023.9 of itself.
+func TestByteSizeUnits(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB",
+		1<<20 - 1: "1024.0 KiB", 1 << 20: "1.0 MiB", 5 << 30: "5.0 GiB", 1 << 60: "1.0 EiB", 1<<62 + 1<<61: "6.0 EiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
