@@ -52,7 +52,7 @@ type Search struct {
 	Within   float64 // relative: 0.05 stops when fail/pass ≤ 1.05
 
 	pass, fail float64 // the highest rate that held, the lowest that did not; 0: none yet
-	probes     int
+	begun      bool    // From was probed
 }
 
 // DefaultWithin is how close the search gets: 5%.
@@ -77,7 +77,7 @@ func ParseSearch(s string) (*Search, error) {
 // Next is the rate to probe next, and false when the search is over.
 func (s *Search) Next() (float64, bool) {
 	switch {
-	case s.probes == 0:
+	case !s.begun:
 		return s.From, true
 	case s.pass == 0: // even From breached: the capacity is below the range
 		return 0, false
@@ -93,7 +93,7 @@ func (s *Search) Next() (float64, bool) {
 
 // Done reports the probe at rate: whether every SLO held.
 func (s *Search) Done(rate float64, held bool) {
-	s.probes++
+	s.begun = true
 	switch {
 	case held && rate > s.pass:
 		s.pass = rate
