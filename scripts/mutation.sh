@@ -40,7 +40,7 @@ CORE="keys check results spread comments pace extsort workload store/embedded"
 # builds. RUN_<pkg> is the tests that run (go test -run); a new test of
 # those parts needs a name it matches.
 EXCLUDE_workload='runner\.go$|actors\.go$|pager\.go$|env\.go$|seed\.go$|collector\.go$|doc\.go$'
-RUN_workload='^Test(Content|Popularity|NewPopularity|Preset|CIPreset|LoadScenario|Validate|Duration|ParseDuration|Scenario|Describe|Flaws|RankOptions|System)'
+RUN_workload='^Test(Content|Popularity|NewPopularity|Preset|CIPreset|LoadScenario|Validate|Duration|ParseDuration|Scenario|Describe|Flaws|RankOptions|System|Sketch|MergeSketches)'
 
 strip() { sed 's/\x1b\[[0-9;]*m//g' "$@"; }
 
