@@ -69,7 +69,7 @@ func woff(ttf []byte) ([]byte, error) {
 	out = binary.BigEndian.AppendUint16(out, uint16(len(tables)))
 	out = binary.BigEndian.AppendUint16(out, 0) // reserved
 	out = binary.BigEndian.AppendUint32(out, uint32(sfntSize))
-	out = append(out, 0, 1, 0, 0) // version 1.0
+	out = append(out, 0, 1, 0, 0)          // version 1.0
 	out = append(out, make([]byte, 20)...) // no metadata, no private data
 	out = append(out, dir...)
 	return append(out, body.Bytes()...), nil
