@@ -15,17 +15,7 @@ import (
 // capacityRun runs loadgen with args into a fresh dir and reads its summary.
 func capacityRun(t *testing.T, args ...string) results.Summary {
 	t.Helper()
-	dir := t.TempDir()
-	args = append(args, "--quiet", "--no-report", "--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out"))
-	out, errOut, code := run(t, "loadgen", args...)
-	if code != 0 {
-		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, out, errOut)
-	}
-	s, err := results.ReadSummary(filepath.Join(dir, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadgenInto(t, t.TempDir(), append(args, "--no-report")...)
 }
 
 func p99(t *testing.T, s results.Summary, op string) float64 {

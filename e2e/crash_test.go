@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -73,15 +72,7 @@ func maxPerSecond(t *testing.T, path string) int64 {
 // group of timeline.csv (its first column names the interval).
 func timelineCountsPerInterval(t *testing.T, path string, ops ...string) map[string]int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 1 {
-		t.Fatalf("timeline.csv: %v", err)
-	}
+	recs := csvRecords(t, path)
 	opCol, countCol := slices.Index(recs[0], "op"), slices.Index(recs[0], "count")
 	if opCol < 0 || countCol < 0 {
 		t.Fatalf("timeline.csv header %v has no op or count", recs[0])

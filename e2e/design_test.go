@@ -27,17 +27,7 @@ func tableSpread(t *testing.T, s results.Summary, table string) spread.TableSpre
 // loadgenScenario runs a scenario file into dir/data and dir/out.
 func loadgenScenario(t *testing.T, dir, layout, scenario string) results.Summary {
 	t.Helper()
-	args := []string{"--scenario", scenario, "--layout", layout, "--quiet",
-		"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}
-	out, errOut, code := run(t, "loadgen", args...)
-	if code != 0 {
-		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, out, errOut)
-	}
-	sum, err := results.ReadSummary(filepath.Join(dir, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum
+	return loadgenInto(t, dir, "--scenario", scenario, "--layout", layout)
 }
 
 func listing(t *testing.T, s results.Summary, op string) *results.ListingCost {

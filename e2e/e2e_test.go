@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
@@ -154,4 +155,19 @@ func TestVerifyRejectsBadInput(t *testing.T) {
 	if after := dirFiles(t, data); after != before {
 		t.Errorf("rejected verify runs changed the data directory")
 	}
+}
+
+// csvRecords reads a CSV file whole: its header and at least one row.
+func csvRecords(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %v, %d records", path, err, len(recs))
+	}
+	return recs
 }

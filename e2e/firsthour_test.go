@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/csv"
 	"io/fs"
 	"maps"
 	"os"
@@ -154,20 +153,6 @@ func TestMergeFirstHour(t *testing.T) {
 	if runs[a] != len(ra)-1 || runs[b] != len(rb)-1 {
 		t.Errorf("merged regions.csv rows by run: %v, want %d of %s and %d of %s", runs, len(ra)-1, a, len(rb)-1, b)
 	}
-}
-
-func csvRecords(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("%s: %v, %d records", path, err, len(recs))
-	}
-	return recs
 }
 
 // verify on a data dir a running loadgen holds says the dir is in use and

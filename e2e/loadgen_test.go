@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"os"
 	"os/exec"
@@ -24,8 +23,14 @@ import (
 // summary it wrote.
 func loadgenCI(t *testing.T, dir, layout string, extra ...string) results.Summary {
 	t.Helper()
-	args := append([]string{"--preset", "ci", "--layout", layout, "--quiet",
-		"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}, extra...)
+	return loadgenInto(t, dir, append([]string{"--preset", "ci", "--layout", layout}, extra...)...)
+}
+
+// loadgenInto runs loadgen with args into dir/data and dir/out, quietly,
+// wants exit 0, and returns the summary it wrote.
+func loadgenInto(t *testing.T, dir string, args ...string) results.Summary {
+	t.Helper()
+	args = append(args, "--quiet", "--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out"))
 	out, errOut, code := run(t, "loadgen", args...)
 	if code != 0 {
 		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, out, errOut)
@@ -98,14 +103,9 @@ func checkSummary(t *testing.T, layout string, s results.Summary, out string) {
 // timelineCounts sums timeline.csv's count column per op.
 func timelineCounts(t *testing.T, path string) map[string]int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 || !strings.HasPrefix(strings.Join(recs[0], ","), "start_s,end_s,partial,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors") {
-		t.Fatalf("timeline.csv: %v, %d records, header %v", err, len(recs), recs[0])
+	recs := csvRecords(t, path)
+	if !strings.HasPrefix(strings.Join(recs[0], ","), "start_s,end_s,partial,op,count,p50_ms,p99_ms,p999_ms,max_ms,errors") {
+		t.Fatalf("timeline.csv header %v", recs[0])
 	}
 	m := map[string]int64{}
 	for _, r := range recs[1:] {

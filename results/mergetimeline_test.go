@@ -63,15 +63,7 @@ func TestMergeIntervalsTimeline(t *testing.T) {
 	if err := MergeIntervals([]string{a, b}, []time.Time{sa, sb}, sa, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, "timeline.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readTimelineCSV(t, out)
 	want := [][]string{
 		timelineHeader,
 		{"0.000", "1.300", "0", "x", "60", "0.030", "0.060", "0.060", "0.060", "3"},
@@ -115,7 +107,15 @@ func TestMergeIntervalsRoundedStart(t *testing.T) {
 	if err := MergeIntervals([]string{a}, []time.Time{start}, start, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, "timeline.csv"))
+	recs := readTimelineCSV(t, out)
+	if len(recs) != 3 || recs[2][3] != "x" || recs[2][4] != "2" || recs[2][5] != "0.009" {
+		t.Errorf("merged timeline %v: want x's row with its 2 values and p50 0.009 ms", recs)
+	}
+}
+
+func readTimelineCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "timeline.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,5 @@ func TestMergeIntervalsRoundedStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 3 || recs[2][3] != "x" || recs[2][4] != "2" || recs[2][5] != "0.009" {
-		t.Errorf("merged timeline %v: want x's row with its 2 values and p50 0.009 ms", recs)
-	}
+	return recs
 }

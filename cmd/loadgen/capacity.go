@@ -36,12 +36,11 @@ func (r *ramp) finish(slos []results.SLO) ([]results.Step, *results.Capacity) {
 // judged), then a probe time judged against the SLOs; the next rate is the
 // bisection's. The run ends when the search does.
 type search struct {
-	s             *pace.Search
-	target        *pace.Target
-	slos          []results.SLO
-	settle, probe time.Duration
-	stop          func()
-	log           io.Writer
+	s      *pace.Search
+	target *pace.Target
+	slos   []results.SLO
+	stop   func()
+	log    io.Writer
 
 	settleTicks, probeTicks int // settle and probe, in results intervals
 
@@ -53,7 +52,7 @@ type search struct {
 }
 
 func newSearch(s *pace.Search, slos []results.SLO, settle, probe, interval time.Duration, stop func(), log io.Writer) *search {
-	sr := &search{s: s, target: pace.NewTarget(s.From), slos: slos, settle: settle, probe: probe, stop: stop, log: log,
+	sr := &search{s: s, target: pace.NewTarget(s.From), slos: slos, stop: stop, log: log,
 		settleTicks: int((settle + interval/2) / interval), probeTicks: max(1, int((probe+interval/2)/interval))}
 	sr.begin(s.From)
 	return sr
