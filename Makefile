@@ -42,8 +42,10 @@ HDRJS_VERSION := 3.0.1
 test:
 	HDRJS_VERSION=$(HDRJS_VERSION) bash scripts/test.sh
 
+# The performance goals, one line each: two figures side by side, their
+# ratio and the goal, medians of 5 interleaved rounds (scripts/bench.sh).
 bench:
-	sh scripts/bench.sh
+	bash scripts/bench.sh
 
 # A short run of every fuzzer; CI runs their seed corpora inside `make test`.
 fuzz:

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"commentbench/hbase"
+	"commentbench/hbase/sasl"
 	"commentbench/store"
 	"commentbench/store/embedded"
 	hbasestore "commentbench/store/hbase"
@@ -45,6 +46,18 @@ type Flags struct {
 	Prefix      string
 	ReuseTables bool
 	DropTables  bool
+
+	// hbase security (README "Secured clusters")
+	Keytab           string
+	Principal        string
+	Krb5Conf         string
+	ServicePrincipal string
+	Protection       string
+	TLS              bool
+	TLSCA            string
+	TLSCert          string
+	TLSKey           string
+	Kerberos         bool
 
 	// Expect names the tables a Create open is about to make or write (set
 	// by the command, not a flag): on hbase, Open refuses them all, before
@@ -89,6 +102,16 @@ func (f *Flags) registerHBase(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.CallTimeout, "hbase-call-timeout", 30*time.Second, "hbase: deadline of one RPC")
 	fs.StringVar(&f.Prefix, "table-prefix", "cb_", "hbase: prefix of the tables the harness creates")
 	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase: write into existing tables the harness did not create")
+	fs.StringVar(&f.Keytab, "hbase-keytab", "", "hbase: Kerberos keytab to log in with (with --hbase-principal); without it, a kinit ticket cache (KRB5CCNAME) if --hbase-kerberos")
+	fs.StringVar(&f.Principal, "hbase-principal", "", "hbase: Kerberos principal whose key --hbase-keytab holds (user@REALM)")
+	fs.BoolVar(&f.Kerberos, "hbase-kerberos", false, "hbase: authenticate with Kerberos (implied by --hbase-keytab); credentials from the ticket cache unless --hbase-keytab")
+	fs.StringVar(&f.Krb5Conf, "krb5-conf", "", "hbase: krb5.conf to use (default $KRB5_CONFIG, then /etc/krb5.conf)")
+	fs.StringVar(&f.ServicePrincipal, "hbase-service-principal", hbase.DefaultServicePrincipal+"@REALM", "hbase: the servers' Kerberos principal; _HOST is each server's host name, REALM the krb5.conf default realm")
+	fs.StringVar(&f.Protection, "hbase-protection", "", "hbase: SASL protection to require: authentication, integrity or privacy (default: the strongest the cluster offers)")
+	fs.BoolVar(&f.TLS, "hbase-tls", false, "hbase: connect with TLS (HBase 2.6+ hbase.server.netty.tls.enabled); server names are checked")
+	fs.StringVar(&f.TLSCA, "hbase-tls-ca", "", "hbase: PEM file of the CA(s) to trust for the servers' certificates (default: the system's)")
+	fs.StringVar(&f.TLSCert, "hbase-tls-cert", "", "hbase: PEM client certificate, for clusters that require one (with --hbase-tls-key)")
+	fs.StringVar(&f.TLSKey, "hbase-tls-key", "", "hbase: PEM private key of --hbase-tls-cert")
 }
 
 // RegisterDrop adds --drop-tables, for commands that start a fresh run.
@@ -127,7 +150,29 @@ func (f *Flags) Validate() error {
 	if f.Prefix == "" {
 		return errors.New("--table-prefix: empty; the harness never works on unprefixed tables")
 	}
+	if f.Protection != "" {
+		p, err := sasl.ParseProtection(f.Protection)
+		if err != nil || p != Strongest(p) {
+			return fmt.Errorf("--hbase-protection %q: want one of authentication, integrity, privacy", f.Protection)
+		}
+	}
+	if (f.TLSCert == "") != (f.TLSKey == "") {
+		return errors.New("--hbase-tls-cert and --hbase-tls-key go together: give both for a client certificate, or neither")
+	}
+	if !f.TLS && (f.TLSCA != "" || f.TLSCert != "") {
+		return errors.New("--hbase-tls-ca, --hbase-tls-cert and --hbase-tls-key apply with --hbase-tls; add it")
+	}
 	return nil
+}
+
+// Strongest is the strongest single level of p.
+func Strongest(p sasl.Protection) sasl.Protection {
+	for _, l := range []sasl.Protection{sasl.Privacy, sasl.Integrity, sasl.Authentication} {
+		if p&l != 0 {
+			return l
+		}
+	}
+	return 0
 }
 
 func hosts(list string) []string {
@@ -190,6 +235,9 @@ func (f *Flags) openHBase(mode Mode) (store.Store, error) {
 			DialTimeout: f.DialTimeout, CallTimeout: f.CallTimeout}}
 	if mode == Create {
 		o.Expect = f.Expect
+	}
+	if err := f.security(&o.Client); err != nil {
+		return nil, err
 	}
 	s, err := hbasestore.Open(ctx, o)
 	if err != nil {

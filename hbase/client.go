@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"commentbench/hbase/pb"
+	"commentbench/hbase/sasl"
 	"commentbench/hbase/wire"
 )
 
@@ -24,6 +26,20 @@ type Options struct {
 	DialTimeout time.Duration // default 5 s
 	CallTimeout time.Duration // per-RPC deadline when ctx has none, default 30 s
 	MaxRetries  int           // default 10
+
+	// Kerberos, when set, authenticates every connection with SASL GSSAPI
+	// (auth byte 0x51) as these credentials; nil is SIMPLE auth.
+	Kerberos *sasl.Credentials
+	// ServicePrincipal is the servers' principal; _HOST becomes each
+	// server's host name and a missing realm the default one. Default
+	// DefaultServicePrincipal.
+	ServicePrincipal string
+	// Protection is the SASL layer required (authentication, integrity or
+	// privacy); 0 takes the strongest the server offers.
+	Protection sasl.Protection
+	// TLS, when set, wraps every connection in TLS before the preamble
+	// (HBase 2.6's hbase.client.netty.tls.enabled); Kerberos runs inside.
+	TLS *tls.Config
 }
 
 func (o *Options) defaults() {
@@ -161,7 +177,8 @@ func (c *Client) refreshRegistry(ctx context.Context) error {
 			return nil
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", addr, describeDialErr(err)))
-		if ctx.Err() != nil {
+		// Another node would refuse the same credentials or certificate.
+		if ctx.Err() != nil || SecurityError(err) {
 			break
 		}
 	}
@@ -231,7 +248,7 @@ func (c *Client) getConn(ctx context.Context, addr, service string) (*conn, erro
 		// A lost region-server connection invalidates its regions (§7.3).
 		onDead = func() { c.cache.removeAddr(addr) }
 	}
-	cn, err := dialConn(ctx, addr, service, c.o.User, c.o.DialTimeout, onDead)
+	cn, err := dialSecure(ctx, addr, service, c.o.User, c.o.DialTimeout, onDead, &c.o)
 	if err != nil {
 		return nil, err
 	}

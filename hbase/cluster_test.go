@@ -21,7 +21,7 @@ type testCluster struct {
 	c   *Client
 }
 
-func startCluster(t *testing.T) *testCluster {
+func startCluster(t testing.TB) *testCluster {
 	t.Helper()
 	eng, err := embedded.Open(embedded.Options{DisableSplits: true})
 	if err != nil {

@@ -56,6 +56,13 @@ type conn struct {
 // dialConn connects and sends the preamble announcing KeyValueCodec; nothing
 // comes back, so the connection is usable right away (§2).
 func dialConn(ctx context.Context, addr, service, user string, timeout time.Duration, onDead func()) (*conn, error) {
+	return dialSecure(ctx, addr, service, user, timeout, onDead, nil)
+}
+
+// dialSecure is dialConn with TLS and Kerberos as sec says (nil: neither).
+// A refusal to authenticate or trust is returned as itself, not as a
+// transport failure, so it is not retried.
+func dialSecure(ctx context.Context, addr, service, user string, timeout time.Duration, onDead func(), sec *Options) (*conn, error) {
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -65,12 +72,23 @@ func dialConn(ctx context.Context, addr, service, user string, timeout time.Dura
 	if t, ok := ctx.Deadline(); ok && t.Before(dl) {
 		dl = t
 	}
-	_ = nc.SetWriteDeadline(dl)
-	if err := wire.WritePreamble(nc, service, user, true); err != nil {
-		nc.Close()
-		return nil, &transportError{addr, fmt.Errorf("preamble: %w", err)}
+	if sec != nil && (sec.TLS != nil || sec.Kerberos != nil) {
+		raw := nc
+		if nc, err = sec.secure(ctx, raw, addr, service, user, dl); err != nil {
+			raw.Close()
+			if SecurityError(err) {
+				return nil, err
+			}
+			return nil, &transportError{addr, err}
+		}
+	} else {
+		_ = nc.SetWriteDeadline(dl)
+		if err := wire.WritePreamble(nc, service, user, true); err != nil {
+			nc.Close()
+			return nil, &transportError{addr, fmt.Errorf("preamble: %w", err)}
+		}
+		_ = nc.SetWriteDeadline(time.Time{})
 	}
-	_ = nc.SetWriteDeadline(time.Time{})
 	c := &conn{
 		addr:    addr,
 		service: service,
@@ -126,6 +144,10 @@ func (c *conn) readLoop() {
 		}
 		if hdr.CallId == nil {
 			c.kill(&transportError{c.addr, errors.New("response without call id")})
+			return
+		}
+		if hdr.GetCallId() == connCallID && hdr.Exception != nil {
+			c.kill(connectionRefused(c.addr, hdr.GetException()))
 			return
 		}
 		id := hdr.GetCallId()

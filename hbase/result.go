@@ -71,21 +71,35 @@ type chunk struct {
 // the cellblock when present, else from inline results (§6.5.3), and checks
 // that the cellblock is consumed exactly.
 func scanChunks(resp *pb.ScanResponse, block []byte) ([]chunk, error) {
-	var out []chunk
-	if cpr := resp.GetCellsPerResult(); len(cpr) > 0 {
+	cpr := resp.GetCellsPerResult()
+	out := make([]chunk, 0, len(cpr)+len(resp.GetResults()))
+	if len(cpr) > 0 {
+		// One allocation for every cell of the response: each result's
+		// cells are a capacity-clipped piece of it, so appending to one
+		// (coalescing a partial row) cannot clobber the next.
+		total := 0
+		for _, n := range cpr {
+			total += int(n)
+		}
+		if total > len(block)/wire.MinCellLen {
+			return nil, &retryableError{fmt.Sprintf("bad scan cellblock: %d cells cannot fit in %d bytes", total, len(block))}
+		}
+		arena := make([]Cell, total)
 		flags := resp.GetPartialFlagPerResult()
 		for i, n := range cpr {
-			cells, rest, err := wire.ReadCells(block, int(n))
-			if err != nil {
-				return nil, &retryableError{fmt.Sprintf("bad scan cellblock: %v", err)}
+			cells := arena[:n:n]
+			arena = arena[n:]
+			for j := range cells {
+				wc, rest, err := wire.ReadCell(block)
+				if err != nil {
+					return nil, &retryableError{fmt.Sprintf("bad scan cellblock: result %d, cell %d of %d: %v", i, j, n, err)}
+				}
+				block = rest
+				cells[j] = fromWire(wc)
 			}
-			block = rest
 			var r Result
-			for _, wc := range cells {
-				r.Cells = append(r.Cells, fromWire(wc))
-			}
-			if len(r.Cells) > 0 {
-				r.Row = r.Cells[0].Row
+			if n > 0 {
+				r = Result{Row: cells[0].Row, Cells: cells}
 			}
 			out = append(out, chunk{res: r, partial: i < len(flags) && flags[i]})
 		}

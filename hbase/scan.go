@@ -74,6 +74,10 @@ func (st *ScanStats) addMetrics(m *pb.ScanMetrics) {
 
 const scanMaxResultSize = 2 << 20
 
+// prefetch asks for a scan's next batch before handing this one over;
+// benchmarks turn it off to measure what it buys.
+var prefetch = true
+
 // scanPos is where a (re)opened scanner starts (inclusive).
 type scanPos struct {
 	key       []byte
@@ -119,7 +123,8 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 		if sc.Reversed {
 			// Restart at lastRow itself (include_start_row=false is not
 			// universally supported); deliver drops it as already seen.
-			return scanPos{key: lastRow, locateKey: lastRow}
+			k := bytes.Clone(lastRow)
+			return scanPos{key: k, locateKey: k}
 		}
 		k := append(append([]byte{}, lastRow...), 0)
 		return scanPos{key: k, locateKey: k}
@@ -132,7 +137,7 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 				return true // already delivered (server ignored include_start_row)
 			}
 		}
-		lastRow = append([]byte{}, r.Row...)
+		lastRow = append(lastRow[:0], r.Row...)
 		st.Rows++
 		if !each(r) {
 			return false
@@ -195,23 +200,26 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 	if sc.Reversed {
 		s.Reversed = proto.Bool(true)
 	}
-	rows := func() uint32 {
+	// rowsAfter is the rows to ask for once another `pending` rows are
+	// delivered: 0 when the limit may be reached by then.
+	rowsAfter := func(pending int) uint32 {
 		n := caching
-		if sc.Limit > 0 && sc.Limit-st.Rows < n {
-			n = sc.Limit - st.Rows
+		if sc.Limit > 0 && sc.Limit-st.Rows-pending < n {
+			n = max(sc.Limit-st.Rows-pending, 0)
 		}
 		return uint32(n)
 	}
 	req := &pb.ScanRequest{
 		Region:                  regionSpec(r.name),
 		Scan:                    s,
-		NumberOfRows:            proto.Uint32(rows()),
+		NumberOfRows:            proto.Uint32(rowsAfter(0)),
 		ClientHandlesPartials:   proto.Bool(true),
 		ClientHandlesHeartbeats: proto.Bool(true),
 		TrackScanMetrics:        proto.Bool(true),
 	}
 	st.Regions++
-	var pend *Result
+	var pend Result // a row being coalesced, when pending
+	pending := false
 	var scannerID *uint64
 	closeScanner := func() {
 		if scannerID == nil {
@@ -225,23 +233,30 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 			Region: regionSpec(r.name), ScannerId: scannerID, CloseScanner: proto.Bool(true), NumberOfRows: proto.Uint32(0),
 		}, nil, &resp)
 	}
+	// The next batch is asked for before this one is handed over, so the
+	// server reads it while the caller consumes: the prefetch in flight.
+	var inflight <-chan fetched
 	for {
-		st.RPCs++
-		var resp pb.ScanResponse
-		cells, err := c.rpc(ctx, r.addr, wire.ServiceClient, "Scan", req, nil, &resp)
-		if err == nil && resp.GetMoreResultsInRegion() && resp.ScannerId == nil {
-			err = &retryableError{"scan: more results in region without scanner id"}
+		var f fetched
+		if inflight != nil {
+			f, inflight = <-inflight, nil
+		} else {
+			st.RPCs++
+			f = c.fetch(ctx, r, req)
 		}
+		resp, err := f.resp, f.err
 		var chunks []chunk
 		if err == nil {
-			chunks, err = scanChunks(&resp, cells)
+			chunks, err = scanChunks(resp, f.cells)
 		}
 		if err != nil {
+			f.stopKA()
 			// A server exception or a broken connection means the scanner
 			// is gone already; only a response we could not use leaves it
 			// open on the server.
 			var re *retryableError
-			if scannerID != nil && ctx.Err() == nil && errors.As(err, &re) {
+			if resp.GetMoreResultsInRegion() && resp.ScannerId != nil && ctx.Err() == nil && errors.As(err, &re) {
+				scannerID = resp.ScannerId
 				closeScanner()
 			}
 			return false, scanPos{}, err
@@ -250,49 +265,65 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 		scannerID = nil
 		if resp.GetMoreResultsInRegion() {
 			scannerID = proto.Uint64(resp.GetScannerId())
+			req = &pb.ScanRequest{
+				Region:                  regionSpec(r.name),
+				ScannerId:               scannerID,
+				ClientHandlesPartials:   proto.Bool(true),
+				ClientHandlesHeartbeats: proto.Bool(true),
+				TrackScanMetrics:        proto.Bool(true),
+			}
+			// Under a limit, ask ahead only for rows surely wanted: each
+			// chunk may end a row, and so may the one pending.
+			if ahead := rowsAfter(len(chunks) + 1); prefetch && ahead > 0 {
+				req.NumberOfRows = proto.Uint32(ahead)
+				st.RPCs++
+				inflight = c.prefetch(ctx, r, req)
+			}
 		}
-		stopKA := c.keepAlive(r, scannerID, resp.GetTtl())
 		stop := false
 		for _, ch := range chunks {
-			if pend != nil && !bytes.Equal(pend.Row, ch.res.Row) {
+			if pending && !bytes.Equal(pend.Row, ch.res.Row) {
 				// A chunk of another row ends the pending one (§6.5.4).
-				if !deliver(*pend) {
+				pending = false
+				if !deliver(pend) {
 					stop = true
 					break
 				}
-				pend = nil
 			}
-			if pend != nil {
+			if pending {
 				pend.Cells = append(pend.Cells, ch.res.Cells...)
 			} else if len(ch.res.Cells) > 0 {
-				res := ch.res
-				pend = &res
+				pend, pending = ch.res, true
 			}
-			if !ch.partial && pend != nil {
-				if !deliver(*pend) {
+			if !ch.partial && pending {
+				pending = false
+				if !deliver(pend) {
 					stop = true
 					break
 				}
-				pend = nil
 			}
 		}
-		if !stop && scannerID == nil && pend != nil {
-			stop = !deliver(*pend)
-			pend = nil
+		if !stop && scannerID == nil && pending {
+			pending = false
+			stop = !deliver(pend)
 		}
-		stopKA()
+		f.stopKA()
 		if stop {
+			if inflight != nil {
+				// The scanner stays open until the batch asked ahead is
+				// back; it is closed after it.
+				nf := <-inflight
+				nf.stopKA()
+				if nf.err != nil || !nf.resp.GetMoreResultsInRegion() {
+					scannerID = nil
+				}
+			}
 			closeScanner()
 			return true, scanPos{}, nil
 		}
 		if scannerID != nil {
-			req = &pb.ScanRequest{
-				Region:                  regionSpec(r.name),
-				ScannerId:               scannerID,
-				NumberOfRows:            proto.Uint32(rows()),
-				ClientHandlesPartials:   proto.Bool(true),
-				ClientHandlesHeartbeats: proto.Bool(true),
-				TrackScanMetrics:        proto.Bool(true),
+			if inflight == nil {
+				req.NumberOfRows = proto.Uint32(rowsAfter(0))
 			}
 			continue
 		}
@@ -314,6 +345,38 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 		// end means "from its last row" (§8.6).
 		return false, scanPos{key: r.start, locateKey: keyBefore(r.start), before: r.start}, nil
 	}
+}
+
+// fetched is one Scan call's answer; stopKA stops the lease renewal that
+// holds its scanner while the batch waits to be consumed.
+type fetched struct {
+	resp   *pb.ScanResponse
+	cells  []byte
+	err    error
+	stopKA func()
+}
+
+// fetch makes one Scan call. A response the scan cannot go on from, more
+// results in the region without a scanner id, is an error to retry.
+func (c *Client) fetch(ctx context.Context, r *region, req *pb.ScanRequest) fetched {
+	resp := new(pb.ScanResponse)
+	cells, err := c.rpc(ctx, r.addr, wire.ServiceClient, "Scan", req, nil, resp)
+	if err == nil && resp.GetMoreResultsInRegion() && resp.ScannerId == nil {
+		err = &retryableError{"scan: more results in region without scanner id"}
+	}
+	f := fetched{resp: resp, cells: cells, err: err, stopKA: func() {}}
+	if err == nil && resp.GetMoreResultsInRegion() {
+		f.stopKA = c.keepAlive(r, resp.ScannerId, resp.GetTtl())
+	}
+	return f
+}
+
+// prefetch makes the call in the background; its answer, lease held, comes
+// on the channel.
+func (c *Client) prefetch(ctx context.Context, r *region, req *pb.ScanRequest) <-chan fetched {
+	out := make(chan fetched, 1)
+	go func() { out <- c.fetch(ctx, r, req) }()
+	return out
 }
 
 // keyBefore is a key just below k, used only to locate the preceding

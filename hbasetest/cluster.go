@@ -38,6 +38,8 @@ type Options struct {
 	Engine *embedded.Engine
 	// User is the effective user connections must declare; "" accepts any.
 	User string
+	// Security, when set, makes it a secured cluster: Kerberos, TLS or both.
+	Security *Security
 }
 
 // masterName names the master node in Calls and internal maps; engine
@@ -72,6 +74,7 @@ func (n *node) serverName() *pb.ServerName {
 type Cluster struct {
 	eng  *embedded.Engine
 	user string
+	sec  *security // nil: plain TCP and SIMPLE auth
 	ctx  context.Context
 	stop context.CancelFunc
 
@@ -110,10 +113,15 @@ func Start(o Options) (*Cluster, error) {
 	if o.Engine == nil {
 		return nil, errors.New("hbasetest: Options.Engine is nil")
 	}
+	sec, err := newSecurity(o.Security)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	c := &Cluster{
 		eng:      o.Engine,
 		user:     o.User,
+		sec:      sec,
 		ctx:      ctx,
 		stop:     stop,
 		byName:   map[string]*node{},
@@ -406,4 +414,12 @@ func (c *Cluster) addrOf(server string) (string, uint64) {
 // clusterID is what GetClusterId answers: stable for the cluster's life.
 func (c *Cluster) clusterID() string {
 	return "hbasetest-" + strconv.FormatUint(c.master.startCode, 10)
+}
+
+// OpenScanners is how many scanners the cluster holds open: a client that
+// stops a scan early must close the one it had, prefetch or not.
+func (c *Cluster) OpenScanners() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.scanners)
 }

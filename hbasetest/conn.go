@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"commentbench/hbase/pb"
+	"commentbench/hbase/sasl"
 	"commentbench/hbase/wire"
 	"commentbench/store"
 
@@ -65,6 +66,7 @@ type conn struct {
 	service string
 	codec   bool // the client declared KeyValueCodec: results go to cellblocks
 	wmu     sync.Mutex
+	calls   chan call // to the connection's idle workers
 }
 
 func (c *Cluster) accept(n *node) {
@@ -101,8 +103,8 @@ func (n *node) serves(service string) bool {
 	return false
 }
 
-// serveConn reads the preamble, then requests, each handled in its own
-// goroutine so answers go out in completion order.
+// serveConn reads the preamble, then requests, each handed to a worker of
+// the connection so answers go out in completion order.
 func (c *Cluster) serveConn(n *node, nc net.Conn) {
 	defer c.wg.Done()
 	defer func() {
@@ -111,13 +113,28 @@ func (c *Cluster) serveConn(n *node, nc net.Conn) {
 		delete(n.conns, nc)
 		n.mu.Unlock()
 	}()
-	br := bufio.NewReader(nc)
-	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	hdr, err := wire.ReadPreamble(br)
+	_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+	var (
+		br   *bufio.Reader
+		hdr  *pb.ConnectionHeader
+		err  error
+		wc   = nc // what answers are written on: nc, or its TLS or SASL layer
+		peer *sasl.Peer
+	)
+	if c.sec != nil {
+		wc, br, hdr, peer, err = c.sec.open(nc)
+	} else {
+		br = bufio.NewReader(nc)
+		hdr, err = wire.ReadPreamble(br)
+	}
 	if err != nil {
 		return
 	}
-	_ = nc.SetReadDeadline(time.Time{})
+	_ = nc.SetDeadline(time.Time{})
+	if peer != nil && c.sec.o.DropExpired {
+		t := time.AfterFunc(time.Until(peer.Expires), func() { nc.Close() })
+		defer t.Stop()
+	}
 	codec := hdr.GetCellBlockCodecClass()
 	switch {
 	case !n.serves(hdr.GetServiceName()),
@@ -126,7 +143,8 @@ func (c *Cluster) serveConn(n *node, nc net.Conn) {
 		c.user != "" && hdr.GetUserInfo().GetEffectiveUser() != c.user:
 		return
 	}
-	cn := &conn{c: c, node: n, nc: nc, service: hdr.GetServiceName(), codec: codec != ""}
+	cn := &conn{c: c, node: n, nc: wc, service: hdr.GetServiceName(), codec: codec != "", calls: make(chan call)}
+	defer close(cn.calls)
 	for {
 		rh, param, cells, err := wire.ReadRequest(br)
 		if err != nil {
@@ -136,12 +154,35 @@ func (c *Cluster) serveConn(n *node, nc net.Conn) {
 		// test that changes them between two calls knows which call got
 		// which.
 		c.count(rh.GetMethodName())
-		delay := time.Duration(c.latency.Load())
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			cn.handle(rh, param, cells, delay)
-		}()
+		cn.dispatchCall(call{rh, param, cells, time.Duration(c.latency.Load())})
+	}
+}
+
+// call is one request read off the connection.
+type call struct {
+	rh           *pb.RequestHeader
+	param, cells []byte
+	delay        time.Duration
+}
+
+// dispatchCall hands a call to an idle worker of the connection, or to a
+// new one when all are busy: answers still go out in completion order, a
+// connection keeps as many workers as it had calls in flight at once, and
+// a client making one call at a time costs no goroutine per call.
+func (cn *conn) dispatchCall(cl call) {
+	select {
+	case cn.calls <- cl:
+	default:
+		cn.c.wg.Add(1)
+		go cn.work(cl)
+	}
+}
+
+// work answers cl, then whatever the connection hands it until it closes.
+func (cn *conn) work(cl call) {
+	defer cn.c.wg.Done()
+	for ok := true; ok; cl, ok = <-cn.calls {
+		cn.handle(cl.rh, cl.param, cl.cells, cl.delay)
 	}
 }
 

@@ -92,6 +92,9 @@ func (jsonCodec) Name() string { return "json" }
 func (jsonCodec) Marshal(v any) ([]byte, error) { return marshalJackson(v) }
 
 func (jsonCodec) Unmarshal(data []byte, v any) error {
+	if decodeFast(data, v) {
+		return nil
+	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("decode %T: %w", v, err)
 	}

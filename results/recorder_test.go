@@ -169,6 +169,7 @@ func addInterval(sums *[3][2]int64, iv Interval) {
 }
 
 func BenchmarkRecord(b *testing.B) {
+	b.ReportAllocs()
 	s := NewSet([]string{"a", "b"})
 	r := s.NewRecorder()
 	end := t0.Add(3 * time.Millisecond)
@@ -178,6 +179,7 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 func BenchmarkRecordParallel(b *testing.B) {
+	b.ReportAllocs()
 	s := NewSet([]string{"a", "b"})
 	end := t0.Add(3 * time.Millisecond)
 	stop := make(chan struct{})

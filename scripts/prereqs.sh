@@ -2,7 +2,8 @@
 # Checks what `make test` needs beyond Go, before anything runs:
 # Debian's zookeeper (it brings a Java runtime) for the HBase client's
 # ZooKeeper tests, chromium to open the HTML reports headless, and node
-# with npm for HdrHistogram's JavaScript port. As root (CI) it installs
+# with npm for HdrHistogram's JavaScript port, MIT Kerberos and faketime
+# for the secured-cluster tests. As root (CI) it installs
 # whatever is missing with apt; otherwise it names everything missing in
 # one message, with the command that installs it, and fails.
 set -eu
@@ -19,6 +20,14 @@ fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	missing+=("node and npm: the percentiles are checked against HdrHistogram's JavaScript port")
 	pkgs+=(nodejs npm)
+fi
+if ! command -v krb5kdc >/dev/null 2>&1 && [ ! -x /usr/sbin/krb5kdc ] || ! command -v kinit >/dev/null 2>&1 || [ ! -x /usr/sbin/kadmin.local ]; then
+	missing+=("MIT Kerberos (KDC, kadmin, kinit): the secured-cluster tests run a throwaway realm (scripts/kdc.sh)")
+	pkgs+=(krb5-kdc krb5-admin-server krb5-user)
+fi
+if ! command -v faketime >/dev/null 2>&1; then
+	missing+=("faketime: the clock-skew test runs a KDC whose clock is off")
+	pkgs+=(faketime)
 fi
 [ ${#pkgs[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then

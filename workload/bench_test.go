@@ -31,12 +31,20 @@ func benchRun(b *testing.B, st store.Store, sc Scenario, op string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	calls, counts := st.(interface{ Calls() int64 })
+	var before int64
+	if counts {
+		before = calls.Calls()
+	}
 	b.ResetTimer()
 	out, err := env.Run(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	secs := out.End.Sub(out.Start).Seconds()
+	if counts {
+		b.ReportMetric(float64(calls.Calls()-before)/secs, "store-calls/s")
+	}
 	b.ReportMetric(float64(out.Pacing.Arrivals)/secs, "arrivals/s")
 	b.ReportMetric(float64(out.Pacing.Arrivals)/secs/float64(runtime.GOMAXPROCS(0)), "arrivals/s/core")
 	if op != "" {

@@ -47,6 +47,7 @@ type options struct {
 	fresh         bool // wipe the harness's data first
 	workerIndex   int
 	workersTotal  int
+	cpuProfile    string // --cpuprofile: where the run's CPU profile goes
 }
 
 // binder registers flags that override scenario fields. Each flag writes
@@ -161,6 +162,7 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof reads it)")
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { usage(fs, stdout) } // asked for help: the answer is the output
 	if err := fs.Parse(args); err != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,13 @@ func load(o *options, stdout, stderr io.Writer) int {
 
 	if err := o.precheck(ctx); err != nil {
 		return fail(stderr, err)
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		defer stop()
 	}
 	o.backend.Expect = append(slices.Clone(keys.Tables), comments.MetaTable) // checked before any is created
 	st, err := o.backend.Open(backend.Create)
@@ -639,4 +647,20 @@ func newRunID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails on Linux
 	return hex.EncodeToString(b[:])
+}
+
+// startCPUProfile profiles the process into path until the returned func.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

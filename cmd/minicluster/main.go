@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"commentbench/buildinfo"
+	"commentbench/hbase/sasl"
 	"commentbench/hbasetest"
 	"commentbench/store/embedded"
 )
@@ -38,6 +39,10 @@ type options struct {
 	faults    string
 	commands  bool
 	flagsFile string
+
+	keytab, principal, protection string
+	tlsCert, tlsKey, tlsClientCA  string
+	dropExpired                   bool
 }
 
 func main() {
@@ -105,6 +110,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.faults, "fault", "", "failures to rehearse, AFTER:ACTION[:ARG...] comma-separated, AFTER from start (e.g. 20s:kill:rs2,30s:split:cb_comment); see --help")
 	fs.BoolVar(&o.commands, "commands", false, "read failure commands from stdin, one per line (kill rs2, split TABLE [KEY], move TABLE [SERVER], busy N, status)")
 	fs.StringVar(&o.flagsFile, "flags-file", "", "also write the flags line to this file (for scripts)")
+	fs.StringVar(&o.keytab, "keytab", "", "Kerberos: the servers' service keytab; every client must then authenticate (SASL GSSAPI)")
+	fs.StringVar(&o.principal, "principal", "", "Kerberos: the servers' principal in --keytab, e.g. hbase/localhost@REALM")
+	fs.StringVar(&o.protection, "protection", "authentication", "Kerberos: layers offered, as hbase.rpc.protection: authentication, integrity, privacy, or a comma-separated list")
+	fs.BoolVar(&o.dropExpired, "drop-expired", false, "Kerberos: close each connection when the client's ticket runs out, so clients must re-authenticate (for tests of long runs)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS: PEM certificate every listener presents (with --tls-key)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS: PEM private key of --tls-cert")
+	fs.StringVar(&o.tlsClientCA, "tls-client-ca", "", "TLS: require client certificates signed by a CA in this PEM file (mutual TLS)")
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { usage(fs, stdout) }
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +131,18 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	if o.servers < 1 || o.servers > 64 {
 		return o, fmt.Errorf("--servers %d: want 1..64", o.servers)
+	}
+	if (o.keytab == "") != (o.principal == "") {
+		return o, errors.New("--keytab and --principal go together: the service keytab and the principal in it")
+	}
+	if _, err := sasl.ParseProtection(o.protection); err != nil {
+		return o, fmt.Errorf("--protection: %w", err)
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return o, errors.New("--tls-cert and --tls-key go together")
+	}
+	if o.tlsClientCA != "" && o.tlsCert == "" {
+		return o, errors.New("--tls-client-ca needs --tls-cert and --tls-key")
 	}
 	return o, nil
 }
@@ -165,7 +189,12 @@ func start(o options) (*minicluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng})
+	sec, err := o.security()
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng, Security: sec})
 	if err != nil {
 		eng.Close()
 		return nil, err
@@ -184,9 +213,9 @@ func start(o options) (*minicluster, error) {
 // flagsLine is what loadgen and verify need to reach the cluster.
 func (mc *minicluster) flagsLine(o options) string {
 	if o.zk != "" {
-		return fmt.Sprintf("--backend hbase --hbase-zk %s --hbase-zk-root %s", o.zk, o.zkRoot)
+		return fmt.Sprintf("--backend hbase --hbase-zk %s --hbase-zk-root %s", o.zk, o.zkRoot) + o.securityFlags()
 	}
-	return "--backend hbase --hbase-bootstrap " + strings.Join(mc.cl.Bootstrap(), ",")
+	return "--backend hbase --hbase-bootstrap " + strings.Join(mc.cl.Bootstrap(), ",") + o.securityFlags()
 }
 
 func (mc *minicluster) serverList() string {

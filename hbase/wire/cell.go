@@ -35,9 +35,9 @@ const (
 // timestamp u64 and type u8.
 const keyOverhead = 2 + 1 + 8 + 1
 
-// minCellLen is the smallest encoded cell: three u32 lengths and an empty
+// MinCellLen is the smallest encoded cell: three u32 lengths and an empty
 // key's fixed part. It bounds how many cells a block can possibly hold.
-const minCellLen = 12 + keyOverhead
+const MinCellLen = 12 + keyOverhead
 
 // Cell is one KeyValue as KeyValueCodec carries it (§3.4): no tags and no
 // sequence id. Type is the raw code (see the Type constants).
@@ -103,7 +103,7 @@ func ReadCells(block []byte, n int) ([]Cell, []byte, error) {
 	if n < 0 {
 		return nil, nil, fmt.Errorf("%w: negative cell count %d", ErrCell, n)
 	}
-	if n > len(block)/minCellLen {
+	if n > len(block)/MinCellLen {
 		return nil, nil, fmt.Errorf("%w: %d cells cannot fit in %d bytes", ErrCell, n, len(block))
 	}
 	cells := make([]Cell, 0, n)
@@ -117,6 +117,11 @@ func ReadCells(block []byte, n int) ([]Cell, []byte, error) {
 	}
 	return cells, block, nil
 }
+
+// ReadCell decodes the cell at the start of block and returns the bytes
+// after it, with the same checks and aliasing as ReadCells: for callers
+// that decode into storage of their own.
+func ReadCell(block []byte) (Cell, []byte, error) { return readCell(block) }
 
 func readCell(b []byte) (Cell, []byte, error) {
 	if len(b) < 12 {

@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"math/rand"
+	"os"
 	"strconv"
 	"testing"
 
@@ -150,4 +151,138 @@ func BenchmarkEngineScan(b *testing.B) {
 		}
 	}
 	reportRows(b, total)
+}
+
+// The comment-write benchmarks do what the seed's write path does for one
+// comment, each step its own write: read the order row, then put the
+// comment and its two index rows, three commits. The engine does it through
+// Get and Mutate; raw Pebble with a Get and three Sets of the same keys and
+// values, the floor the engine's bookkeeping (regions, row locks, cell
+// encoding) adds to. Both report comments/s.
+
+const commentOrders = 10_000
+
+var (
+	commentValue = bytes.Repeat([]byte("c"), 160)
+	indexValue   = bytes.Repeat([]byte("k"), 36)
+)
+
+// commentKeys writes the order, comment and index keys of comment i.
+func commentKeys(dst *[4][]byte, i uint64) {
+	dst[0] = append(benchKey(dst[0], i%commentOrders), "-order"...)
+	dst[1] = append(benchKey(dst[1], i), "-comment-0000000001"...)
+	dst[2] = append(append(dst[2][:0], "user-000123-"...), benchKey(nil, i)...)
+	dst[3] = append(append(dst[3][:0], "product-004567-"...), benchKey(nil, i)...)
+}
+
+func BenchmarkCommentWriteEngine(b *testing.B) {
+	e := openBenchEngine(b)
+	for _, name := range []string{"comment", "user_comment", "product_comment"} {
+		if err := e.CreateTable(ctx, store.TableSpec{Name: name, Family: "cf"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var k [4][]byte
+	for i := range uint64(commentOrders) {
+		commentKeys(&k, i)
+		if err := e.Mutate(ctx, "bench", store.Put(k[0], store.Cell{Qualifier: []byte("q"), Value: benchValue})); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := []byte("q")
+	b.ReportAllocs()
+	n := uint64(0)
+	for b.Loop() {
+		commentKeys(&k, n)
+		n++
+		if row, err := e.Get(ctx, "bench", k[0]); err != nil || !row.Found() {
+			b.Fatalf("order %q: found %v, %v", k[0], row.Found(), err)
+		}
+		for j, t := range []string{"comment", "user_comment", "product_comment"} {
+			v := indexValue
+			if j == 0 {
+				v = commentValue
+			}
+			if err := e.Mutate(ctx, t, store.Put(k[j+1], store.Cell{Qualifier: q, Value: v})); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "comments/s")
+}
+
+func BenchmarkCommentWriteRawPebble(b *testing.B) {
+	db, err := pebble.Open(b.TempDir(), pebbleOptions(vfs.Default, nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	var k [4][]byte
+	for i := range uint64(commentOrders) {
+		commentKeys(&k, i)
+		if err := db.Set(k[0], benchValue, pebble.NoSync); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	n := uint64(0)
+	for b.Loop() {
+		commentKeys(&k, n)
+		n++
+		v, closer, err := db.Get(k[0])
+		if err != nil || len(v) == 0 {
+			b.Fatalf("order %q: %v", k[0], err)
+		}
+		closer.Close()
+		for j := 1; j < 4; j++ {
+			v := indexValue
+			if j == 1 {
+				v = commentValue
+			}
+			if err := db.Set(k[j], v, pebble.NoSync); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "comments/s")
+}
+
+// BenchmarkRawScanDir is one raw Pebble scan of every data key of the data
+// dir named by CB_SCAN_DIR (skipped without it): the floor a full check of
+// that data is compared with (make bench). It reports the distinct rows
+// seen, over all tables, per second.
+func BenchmarkRawScanDir(b *testing.B) {
+	dir := os.Getenv("CB_SCAN_DIR")
+	if dir == "" {
+		b.Skip("CB_SCAN_DIR names no data dir")
+	}
+	o := pebbleOptions(vfs.Default, nil)
+	o.ReadOnly = true
+	db, err := pebble.Open(dir, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rows := 0
+	for b.Loop() {
+		rows = 0
+		it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{spaceData}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var last []byte
+		for valid := it.First(); valid; valid = it.Next() {
+			k := it.Key()
+			if p := k[:splitRow(k)]; !bytes.Equal(p, last) {
+				last = append(last[:0], p...)
+				rows++
+			}
+			_ = it.Value()
+		}
+		if err := it.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows), "rows")
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 }

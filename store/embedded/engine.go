@@ -15,6 +15,7 @@ import (
 	"commentbench/store"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -54,11 +55,25 @@ type Options struct {
 	// Now is the clock in ms, used for cell timestamps and region ids;
 	// default time.Now().UnixMilli(). It must be safe for concurrent use.
 	Now func() int64
+	// CacheSize is Pebble's block cache in bytes: default 512 MiB, 64 MiB
+	// read-only. A load run reads comments at random across all it wrote;
+	// once they outgrow the cache, every listing reads and decompresses a
+	// block per comment, and the run slows as its data grows (a region
+	// server gives its block cache 40% of its heap for the same reason). A
+	// read-only open is a checker's, which scans: a cache would not help.
+	// The cache fills only as blocks are read.
+	CacheSize int64
 }
 
 func (o *Options) setDefaults() {
 	if o.Servers <= 0 {
 		o.Servers = 3
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = 512 << 20
+		if o.ReadOnly {
+			o.CacheSize = 64 << 20
+		}
 	}
 	if o.InitialSplitSize <= 0 {
 		o.InitialSplitSize = 1 << 20
@@ -174,15 +189,48 @@ var _ store.Store = (*Engine)(nil)
 // (a full disk, a flush or compaction that failed), which the engine then
 // reports on every operation instead of taking writes it cannot keep.
 func pebbleOptions(fs vfs.FS, fail func(error)) *pebble.Options {
-	return &pebble.Options{
+	o := &pebble.Options{
 		FS:                 fs,
 		FormatMajorVersion: pebble.FormatNewest,
+		Comparer:           rowComparer,
 		// A load-test store is read hard; Pebble's 8 MB default block
-		// cache makes every point read decompress a block.
+		// cache makes every point read decompress a block. Open sets the
+		// engine's own (Options.CacheSize).
 		CacheSize:     64 << 20,
 		Logger:        quietLogger{fail: fail},
 		EventListener: &pebble.EventListener{BackgroundError: fail},
 	}
+	// Row bloom filters, as HBase keeps per store file: without them a
+	// point read seeks into every level, reading a block from each, and
+	// gets slower with every level the data grows into.
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return o
+}
+
+// rowComparer orders keys bytewise, as Pebble's default does (so it keeps
+// that comparer's name and data dirs written before it open unchanged),
+// and splits a data key after its row: Pebble's prefix is the row, its
+// bloom filters hold rows, and a point read is a prefix seek.
+var rowComparer = func() *pebble.Comparer {
+	c := *pebble.DefaultComparer
+	c.Split = splitRow
+	return &c
+}()
+
+// splitRow is the length of a data key's table and row part; any other key
+// is a prefix of its own. A data key's row part is escaped and terminated,
+// so no row's prefix is a prefix of another's and bytewise order is
+// prefix order, then suffix order, as Pebble requires of a Split.
+func splitRow(k []byte) int {
+	if len(k) < tablePrefixLen || k[0] != spaceData {
+		return len(k)
+	}
+	if n := escapedLen(k[tablePrefixLen:]); n >= 0 {
+		return tablePrefixLen + n
+	}
+	return len(k)
 }
 
 // quietLogger drops Pebble's informational chatter but keeps its errors.
@@ -245,7 +293,9 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("embedded: open %q: %w", opts.Dir, err)
 	}
 	go e.splitter()
-	e.kickSplitter() // regions may have been left over-size by the last run
+	if !opts.ReadOnly {
+		e.kickSplitter() // regions may have been left over-size by the last run
+	}
 	return e, nil
 }
 
@@ -292,6 +342,7 @@ func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 	po.Logger = quietLogger{fail: fail, where: "data dir " + dir, exit: opts.fatalExit}
 	po.ErrorIfNotExists = !create
 	po.ReadOnly = readOnly
+	po.CacheSize = opts.CacheSize
 	db, err := pebble.Open(dir, po)
 	if locked(err) {
 		return nil, fmt.Errorf("embedded: open %q: %w", dir, ErrInUse)

@@ -93,3 +93,94 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
+
+// Pebble's contract for a Split (pebble's Comparer docs): a key's prefix
+// sorts before the key, prefixes order keys before suffixes do, and two
+// keys of one prefix order by their suffixes. Checked over data keys whose
+// rows hold the escape bytes, engine records, and bounds that are no data
+// key at all.
+func TestSplitRowIsPebbleSplit(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	var ks [][]byte
+	for range 400 {
+		ks = append(ks, randomSplitKey(r))
+	}
+	for _, a := range ks {
+		checkSplit(t, a, nil)
+		for _, b := range ks {
+			checkSplit(t, a, b)
+		}
+	}
+}
+
+func FuzzSplitRow(f *testing.F) {
+	f.Add([]byte("row"), []byte("q"), []byte("row2"), int64(5))
+	f.Add([]byte{0, 1, 0xff}, []byte{0}, []byte{0}, int64(0))
+	f.Fuzz(func(t *testing.T, rowA, qual, rowB []byte, ts int64) {
+		if len(rowA) == 0 || len(rowB) == 0 || ts < 0 {
+			return
+		}
+		a := appendCellKey(nil, 3, rowA, 0, qual, ts)
+		if got, want := splitRow(a), len(appendRowPrefix(nil, 3, rowA)); got != want {
+			t.Fatalf("splitRow(%x) = %d, want the row prefix's %d", a, got, want)
+		}
+		for _, b := range [][]byte{
+			appendCellKey(nil, 3, rowB, 1, qual, ts),
+			appendMarkerKey(nil, 3, rowB, 0, ts),
+			rowPrefixEnd(3, rowB),
+			tableEnd(3),
+		} {
+			checkSplit(t, a, b)
+			checkSplit(t, b, a)
+		}
+	})
+}
+
+// checkSplit checks Pebble's Split properties on a, and on the pair a, b
+// when b is not nil.
+func checkSplit(t *testing.T, a, b []byte) {
+	t.Helper()
+	n := splitRow(a)
+	if n < 0 || n > len(a) {
+		t.Fatalf("splitRow(%x) = %d, outside the key", a, n)
+	}
+	if n < len(a) && bytes.Compare(a[:n], a) >= 0 {
+		t.Fatalf("prefix of %x does not sort before it", a)
+	}
+	if b == nil {
+		return
+	}
+	pa, pb := a[:n], b[:splitRow(b)]
+	cmp, pcmp := bytes.Compare(a, b), bytes.Compare(pa, pb)
+	switch {
+	case cmp <= 0 && pcmp > 0:
+		t.Fatalf("%x <= %x but its prefix %x sorts after %x", a, b, pa, pb)
+	case pcmp < 0 && cmp >= 0:
+		t.Fatalf("prefix %x < %x but %x >= %x", pa, pb, a, b)
+	case pcmp == 0 && cmp != bytes.Compare(a[len(pa):], b[len(pb):]):
+		t.Fatalf("%x and %x share a prefix but do not order by their suffixes", a, b)
+	}
+}
+
+// randomSplitKey is a data key (cell or marker) of a small random row over
+// the escape bytes, a bound, or an engine record.
+func randomSplitKey(r *rand.Rand) []byte {
+	alphabet := []byte{0x00, 0x01, 0x02, 0xfe, 0xff, 'a'}
+	row := make([]byte, 1+r.Intn(3))
+	for i := range row {
+		row[i] = alphabet[r.Intn(len(alphabet))]
+	}
+	table := uint64(1 + r.Intn(2))
+	switch r.Intn(6) {
+	case 0:
+		return appendMarkerKey(nil, table, row, byte(r.Intn(2)), r.Int63n(4))
+	case 1:
+		return rowPrefixEnd(table, row)
+	case 2:
+		return appendRowPrefix(nil, table, row)
+	case 3:
+		return append([]byte{spaceTable}, row...)
+	default:
+		return appendCellKey(nil, table, row, byte(r.Intn(2)), row[:r.Intn(len(row)+1)], r.Int63n(4))
+	}
+}

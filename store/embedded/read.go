@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"commentbench/store"
 
@@ -276,7 +277,7 @@ func (e *Engine) readOneRow(t *table, row []byte, ro readOpts, rb *rowBuf) (bool
 		return false, err
 	}
 	rb.cells = rb.cells[:0]
-	if it.First() {
+	if it.SeekPrefixGE(lower) {
 		err = rb.read(it, ro)
 	}
 	if err = errors.Join(err, it.Error(), it.Close()); err != nil {
@@ -295,11 +296,23 @@ func checkRowKey(row []byte) error {
 // Get implements store.Store. It costs the row's region one read request,
 // and a scanned row and its bytes when the row exists.
 func (e *Engine) Get(ctx context.Context, tableName string, row []byte) (store.Row, error) {
-	rows, err := e.BatchGet(ctx, tableName, [][]byte{row})
+	if err := checkRowKey(row); err != nil {
+		return store.Row{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Row{}, err
+	}
+	t, err := e.enter(tableName)
 	if err != nil {
 		return store.Row{}, err
 	}
-	return rows[0], nil
+	defer e.release()
+	var out [1]store.Row
+	rows := [1][]byte{row}
+	if err := e.batchGet(t, rows[:], e.latestOpts(t), out[:], nil); err != nil {
+		return store.Row{}, err
+	}
+	return out[0], nil
 }
 
 // BatchGet implements store.Store: one Row per key, in request order, a
@@ -326,31 +339,45 @@ func (e *Engine) BatchGet(ctx context.Context, tableName string, rows [][]byte) 
 	return out, nil
 }
 
+// readScratch is a point read's buffers, pooled: a Get is most of the
+// write path's reads (the order check) and most of a listing's.
+type readScratch struct {
+	lower, upper, seek []byte
+	rb                 rowBuf
+}
+
+var readScratchPool = sync.Pool{New: func() any { return new(readScratch) }}
+
 // batchGet reads rows with one iterator into plain (as store.Store's
 // rows) or, when plain is nil, full (with the cells' families); a missing
 // row is its key with no cells. The two outputs, not a callback, keep the
 // row buffer off the heap on the Get path.
 func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, plain []store.Row, full []Row) error {
-	var lower, upper []byte
+	rs := readScratchPool.Get().(*readScratch)
+	defer readScratchPool.Put(rs)
 	if len(rows) == 1 { // the common Get: bound the iterator to the row
-		lower, upper = appendRowPrefix(nil, t.id, rows[0]), rowPrefixEnd(t.id, rows[0])
+		rs.lower = appendRowPrefix(rs.lower[:0], t.id, rows[0])
+		rs.upper = append(rs.upper[:0], rs.lower...)
+		rs.upper[len(rs.upper)-1]++ // as rowPrefixEnd
 	} else {
-		lower, upper = tableStart(t.id), tableEnd(t.id)
+		rs.lower = appendUint64(append(rs.lower[:0], spaceData), t.id)   // tableStart
+		rs.upper = appendUint64(append(rs.upper[:0], spaceData), t.id+1) // tableEnd
 	}
-	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: rs.lower, UpperBound: rs.upper})
 	if err != nil {
 		return err
 	}
 	defer it.Close()
 	rt := t.routing.Load()
-	var rb rowBuf
-	var seek []byte
+	rb := &rs.rb
 	for i, row := range rows {
 		r := rt.find(row)
 		r.stats.readRequests.Add(1)
-		seek = appendRowPrefix(seek[:0], t.id, row)
+		seek := appendRowPrefix(rs.seek[:0], t.id, row)
+		rs.seek = seek
 		rb.cells = rb.cells[:0]
-		if it.SeekGE(seek) && bytes.HasPrefix(it.Key(), seek) {
+		// A prefix seek: the row's bloom filters skip the files without it.
+		if it.SeekPrefixGE(seek) {
 			if err := rb.read(it, ro); err != nil {
 				return fmt.Errorf("embedded: get %q: %w", row, err)
 			}

@@ -55,8 +55,7 @@ func (e *Engine) UpdateRow(ctx context.Context, tableName string, row []byte, f 
 		return err
 	}
 	defer e.release()
-	unlock := e.lockRows(t, [][]byte{row})
-	defer unlock()
+	defer e.unlockRows(e.lockRows(t, [][]byte{row}, nil))
 
 	now := e.now()
 	r := t.routing.Load().find(row)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"sync"
 
 	"commentbench/store"
 
@@ -47,23 +48,38 @@ func (e *Engine) stripe(t *table, row []byte) int {
 }
 
 // lockRows locks the stripes of rows in ascending order (so two callers
-// never deadlock) and returns the unlock.
-func (e *Engine) lockRows(t *table, rows [][]byte) func() {
-	idx := make([]int, len(rows))
-	for i, r := range rows {
-		idx[i] = e.stripe(t, r)
+// never deadlock) and returns them, for unlockRows. idx is scratch.
+func (e *Engine) lockRows(t *table, rows [][]byte, idx []int) []int {
+	idx = idx[:0]
+	for _, r := range rows {
+		idx = append(idx, e.stripe(t, r))
 	}
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
 	for _, i := range idx {
 		e.rowLocks[i].Lock()
 	}
-	return func() {
-		for _, i := range idx {
-			e.rowLocks[i].Unlock()
-		}
+	return idx
+}
+
+func (e *Engine) unlockRows(idx []int) {
+	for _, i := range idx {
+		e.rowLocks[i].Unlock()
 	}
 }
+
+// writeScratch is what one Mutate needs besides the batch, pooled: the
+// write path is the harness's hottest, and these were most of its
+// allocations.
+type writeScratch struct {
+	rows    [][]byte
+	stripes []int
+	acct    []rowWrite
+	key     []byte
+	sealed  []byte
+}
+
+var writeScratchPool = sync.Pool{New: func() any { return new(writeScratch) }}
 
 // rowWrite is what one row's mutation costs, charged after the commit.
 type rowWrite struct {
@@ -87,49 +103,56 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 		return err
 	}
 	defer e.release()
+	if e.opts.ReadOnly {
+		// Refused here, as UpdateRow refuses it: Pebble's refusal would
+		// count as a storage failure and fail every read after it.
+		return fmt.Errorf("embedded: mutate %q: %w: opened read-only", tableName, store.ErrInvalid)
+	}
 	if len(muts) == 0 {
 		return nil
 	}
-	rows := make([][]byte, len(muts))
-	for i, m := range muts {
-		rows[i] = m.Row
+	ws := writeScratchPool.Get().(*writeScratch)
+	defer writeScratchPool.Put(ws)
+	ws.rows = ws.rows[:0]
+	for _, m := range muts {
+		ws.rows = append(ws.rows, m.Row)
 	}
-	unlock := e.lockRows(t, rows)
-	defer unlock()
+	ws.stripes = e.lockRows(t, ws.rows, ws.stripes)
+	defer e.unlockRows(ws.stripes)
+	clear(ws.rows) // the pool must not keep the caller's rows alive
 
 	now := e.now()
 	b := e.db.NewBatch()
 	defer b.Close()
 	rt := t.routing.Load()
-	acct := make([]rowWrite, len(muts))
-	var scratch []byte
-	for i, m := range muts {
+	ws.acct = ws.acct[:0]
+	for _, m := range muts {
 		w := rowWrite{r: rt.find(m.Row)}
 		if m.DeleteRow {
 			w.bytesIn = uint64(len(m.Row))
-			if scratch, err = e.deleteRow(b, t, m.Row, now, scratch); err != nil {
+			if ws.key, err = e.deleteRow(b, t, m.Row, now, ws.key); err != nil {
 				return err
 			}
 		} else {
-			scratch, w = e.putCells(b, t, m.Row, m.Cells, now, scratch, w)
+			w = e.putCells(b, t, m.Row, m.Cells, now, ws, w)
 		}
-		acct[i] = w
+		ws.acct = append(ws.acct, w)
 	}
 	if err := e.commit(b); err != nil {
 		return fmt.Errorf("embedded: mutate %q: %w", tableName, err)
 	}
-	for _, w := range acct {
+	for i, w := range ws.acct {
 		w.r.stats.writeRequests.Add(1)
 		w.r.stats.bytesIn.Add(w.bytesIn)
 		e.grow(w.r, w.size)
+		ws.acct[i] = rowWrite{}
 	}
 	return nil
 }
 
 // putCells adds a row's cells to b, in the default family; a zero
 // timestamp becomes now.
-func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.Cell, now int64, scratch []byte, w rowWrite) ([]byte, rowWrite) {
-	var sealed []byte
+func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.Cell, now int64, ws *writeScratch, w rowWrite) rowWrite {
 	for _, c := range cells {
 		ts := c.Timestamp
 		if ts == 0 {
@@ -137,15 +160,15 @@ func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.C
 		}
 		v := c.Value
 		if t.cellTTL {
-			sealed = sealValue(sealed[:0], v, ts, 0)
-			v = sealed
+			ws.sealed = sealValue(ws.sealed[:0], v, ts, 0)
+			v = ws.sealed
 		}
-		scratch = appendCellKey(scratch[:0], t.id, row, t.def, c.Qualifier, ts)
-		_ = b.Set(scratch, v, nil) // Set copies; errors only on a closed batch
-		w.size += int64(len(scratch) + len(v))
+		ws.key = appendCellKey(ws.key[:0], t.id, row, t.def, c.Qualifier, ts)
+		_ = b.Set(ws.key, v, nil) // Set copies; errors only on a closed batch
+		w.size += int64(len(ws.key) + len(v))
 		w.bytesIn += uint64(len(row) + len(c.Qualifier) + len(c.Value))
 	}
-	return scratch, w
+	return w
 }
 
 // deleteRow adds to b HBase's whole-row delete at ts: a DeleteFamily marker

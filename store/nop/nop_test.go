@@ -24,3 +24,21 @@ func TestWriteThenRead(t *testing.T) {
 		t.Fatal("deleted row still found")
 	}
 }
+
+// Calls counts what the harness asked, one per call however many rows it
+// carries: a CheckAndPut or a BatchGet is one call, not the gets inside it.
+func TestCallsCountsEachCallOnce(t *testing.T) {
+	ctx := context.Background()
+	s := New()
+	row := []byte("r")
+	put := store.Put(row, store.Cell{Qualifier: []byte("q"), Value: []byte("v")})
+	_ = s.Mutate(ctx, "t", put, put)
+	_, _ = s.CheckAndPut(ctx, "t", row, []byte("q"), []byte("v"), store.Cell{Qualifier: []byte("q"), Value: []byte("w")})
+	_, _ = s.Get(ctx, "t", row)
+	_, _ = s.BatchGet(ctx, "t", [][]byte{row, row, row})
+	_, _ = s.Scan(ctx, "t", store.Scan{}, func(store.Row) bool { return true })
+	_, _ = s.ListTables(ctx)
+	if got := s.Calls(); got != 5 {
+		t.Fatalf("Calls() = %d after 5 data calls, want 5", got)
+	}
+}

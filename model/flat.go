@@ -1,0 +1,250 @@
+package model
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A fast path for decoding the entities the harness reads most (a comment
+// per listed row and per checked row, an order per comment written):
+// encoding/json's reflection was a fifth of a listing's time. It takes
+// only a flat object of known fields holding plain strings, integers and
+// booleans, each key once and spelled exactly; on anything else (escapes,
+// null, nesting, floats, other casings, malformed input) it declines and
+// encoding/json decides, so the two never disagree on what a value holds
+// or on whether it is valid (FuzzFlatAgreesWithJSON).
+
+// flatField is one field a flat object may hold; exactly one target is set.
+type flatField struct {
+	name    string
+	str     *string
+	num     *int64
+	boolean *bool
+}
+
+// decodeFlat fills fields from b and reports whether it could. Keys not
+// among fields are skipped when their value is a plain scalar. On false the
+// targets may be partly written: the caller decodes again from scratch.
+func decodeFlat(b []byte, fields []flatField) bool {
+	var seen uint64 // fields already set: a repeated key declines
+	p := flatParser{b: b}
+	if !p.consume('{') {
+		return false
+	}
+	if p.consume('}') {
+		return p.end()
+	}
+	for {
+		key, ok := p.plainString()
+		if !ok || !p.consume(':') {
+			return false
+		}
+		i := fieldIndex(fields, key)
+		switch {
+		case i < 0:
+			if foldsToField(fields, key) || !p.skipScalar() {
+				return false
+			}
+		case seen&(1<<i) != 0:
+			return false
+		default:
+			seen |= 1 << i
+			if !p.value(fields[i]) {
+				return false
+			}
+		}
+		if p.consume(',') {
+			continue
+		}
+		return p.consume('}') && p.end()
+	}
+}
+
+func fieldIndex(fields []flatField, key []byte) int {
+	for i, f := range fields {
+		if string(key) == f.name {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldsToField reports a key encoding/json would match to a field despite
+// its casing: the fast path leaves those to it.
+func foldsToField(fields []flatField, key []byte) bool {
+	for _, f := range fields {
+		if bytes.EqualFold(key, []byte(f.name)) {
+			return true
+		}
+	}
+	return false
+}
+
+type flatParser struct {
+	b []byte
+	i int
+}
+
+func (p *flatParser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// consume skips whitespace and then c, reporting whether c was there.
+func (p *flatParser) consume(c byte) bool {
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// end reports whether only whitespace is left.
+func (p *flatParser) end() bool {
+	p.space()
+	return p.i == len(p.b)
+}
+
+// plainString reads a string without escapes, control bytes or invalid
+// UTF-8 (which encoding/json would rewrite), returning its bytes.
+func (p *flatParser) plainString() ([]byte, bool) {
+	if !p.consume('"') {
+		return nil, false
+	}
+	start := p.i
+	ascii := true
+	for ; p.i < len(p.b); p.i++ {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			return s, ascii || utf8.Valid(s)
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+func (p *flatParser) value(f flatField) bool {
+	switch {
+	case f.str != nil:
+		s, ok := p.plainString()
+		*f.str = string(s)
+		return ok
+	case f.num != nil:
+		n, ok := p.integer()
+		*f.num = n
+		return ok
+	default:
+		v, ok := p.literal()
+		*f.boolean = v
+		return ok
+	}
+}
+
+// integer reads a JSON number that is an int64: no fraction, no exponent.
+func (p *flatParser) integer() (int64, bool) {
+	p.space()
+	start := p.i
+	if p.i < len(p.b) && p.b[p.i] == '-' {
+		p.i++
+	}
+	digits := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	n := p.i - digits
+	if n == 0 || (n > 1 && p.b[digits] == '0') {
+		return 0, false
+	}
+	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
+	return v, err == nil
+}
+
+// literal reads true or false.
+func (p *flatParser) literal() (bool, bool) {
+	p.space()
+	rest := p.b[p.i:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("true")):
+		p.i += 4
+		return true, true
+	case bytes.HasPrefix(rest, []byte("false")):
+		p.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// skipScalar skips an unknown key's plain string, integer or boolean.
+func (p *flatParser) skipScalar() bool {
+	p.space()
+	if p.i >= len(p.b) {
+		return false
+	}
+	switch c := p.b[p.i]; {
+	case c == '"':
+		_, ok := p.plainString()
+		return ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, ok := p.integer()
+		return ok
+	default:
+		_, ok := p.literal()
+		return ok
+	}
+}
+
+// decodeFast decodes the entities it knows by decodeFlat; false for any
+// other type or input.
+func decodeFast(data []byte, v any) bool {
+	switch e := v.(type) {
+	case *Comment:
+		var c Comment // Comment.UnmarshalJSON starts from zero
+		if !decodeFlat(data, []flatField{
+			{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
+			{name: "userId", str: &c.UserID}, {name: "content", str: &c.Content},
+			{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
+			{name: "isEdited", boolean: new(bool)}, // legacy: encoding/json's rule applies
+		}) || bytes.Contains(data, []byte(`"isEdited"`)) {
+			return false
+		}
+		*e = c
+	case *Order:
+		o := *e // encoding/json leaves absent fields as they were
+		if !decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}}) {
+			return false
+		}
+		*e = o
+	case *User:
+		u := *e
+		if !decodeFlat(data, []flatField{{name: "id", str: &u.ID}, {name: "name", str: &u.Name}, {name: "nickname", str: &u.Nickname}}) {
+			return false
+		}
+		*e = u
+	case *Seller:
+		s := *e
+		if !decodeFlat(data, []flatField{{name: "id", str: &s.ID}, {name: "name", str: &s.Name}}) {
+			return false
+		}
+		*e = s
+	default:
+		return false
+	}
+	return true
+}

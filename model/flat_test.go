@@ -1,0 +1,75 @@
+package model
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// The fast path and encoding/json agree on every input: same error or none,
+// same value. The fast path may decline anything; when it accepts, it must
+// be right.
+func FuzzFlatAgreesWithJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"orderId":"o1","productId":"p1","userId":"u1","content":"배송이 빨라요","timestamp":1700000000000,"edited":false}`,
+		`{"id":"o1","userId":"u1"}`,
+		` { "id" : "o1" , "userId" : "u1" , "extra": 12 } `,
+		`{"id":"o1","ID":"o2"}`,
+		`{"id":"o1","id":"o2"}`,
+		`{"timestamp":-0,"edited":true,"isEdited":false}`,
+		`{"timestamp":1.5}`, `{"timestamp":01}`, `{"content":"a\"b"}`, `{"content":"\xff"}`,
+		`{"id":null}`, `{}`, `{"id":"x"} junk`, `{"id":"x",}`, `{"nested":{"a":1}}`, `[1]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agree[Comment](t, data)
+		agree[Order](t, data)
+		agree[User](t, data)
+		agree[Seller](t, data)
+	})
+}
+
+func agree[T any](t *testing.T, data []byte) {
+	t.Helper()
+	var fast, slow T
+	if !decodeFast(data, &fast) {
+		return
+	}
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("%T from %q: fast path accepted, encoding/json: %v", slow, data, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%T from %q: fast path %+v, encoding/json %+v", slow, data, fast, slow)
+	}
+}
+
+// The entities the harness writes take the fast path (else it would be
+// dead code), and what they decode to is what was written.
+func TestFlatTakesWhatTheHarnessWrites(t *testing.T) {
+	c := Comment{OrderID: "o000000001", ProductID: "p000000002", UserID: "u000000003", Content: "배송이 빨라요 great", Timestamp: 1700000000123, IsEdited: true}
+	o := Order{ID: "o000000001", UserID: "u000000003"}
+	u := User{ID: "u000000003", Name: "Kim", Nickname: "k"}
+	s := Seller{ID: "s000000001", Name: "Shop"}
+	for _, v := range []any{c, o, u, s} {
+		b, err := JSON.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := reflect.New(reflect.TypeOf(v))
+		if !decodeFast(b, out.Interface()) {
+			t.Fatalf("%T: the fast path declined %s", v, b)
+		}
+		if got := out.Elem().Interface(); got != v {
+			t.Fatalf("%T: decoded %+v, wrote %+v", v, got, v)
+		}
+	}
+}
+
+// Absent fields keep what they held, as encoding/json leaves them.
+func TestFlatKeepsAbsentFields(t *testing.T) {
+	o := Order{ID: "old", UserID: "kept"}
+	if err := JSON.Unmarshal([]byte(`{"id":"new"}`), &o); err != nil || o != (Order{ID: "new", UserID: "kept"}) {
+		t.Fatalf("got %+v, %v", o, err)
+	}
+}
