@@ -146,7 +146,7 @@ type Options struct {
 	MemLimit int
 	// RunDir, if set, is a loadgen results directory to reconcile with.
 	RunDir string
-	// Spread measures rows and bytes per region (a full extra pass).
+	// Spread measures rows and bytes per region, as the passes read them.
 	Spread bool
 	// Repair collects repair actions (see Repair).
 	Repair bool
@@ -178,6 +178,8 @@ type checker struct {
 
 	collidedMu sync.Mutex
 	collided   map[string]bool // comment keys hidden by a collision, in any index
+
+	tallies map[string]*tally // per table, with Spread: filled by the passes
 }
 
 // hidden notes a comment a collision hid from a listing.
@@ -189,11 +191,9 @@ func (c *checker) hidden(ck []byte) {
 
 // ReadsPerComment estimates the rows a check reads per comment, for an ETA:
 // the comment pass, the order join, each index and its by-comment pass.
+// The spread is counted as those passes read.
 func (o Options) ReadsPerComment() int64 {
 	n := int64(7)
-	if o.Spread {
-		n += 3 // every table once more; comments, orders and index rows dominate
-	}
 	if o.RunDir != "" {
 		n++
 	}
@@ -205,6 +205,11 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	o.defaults()
 	c := &checker{st: st, o: o, repair: newRepairs(o.Repair), collided: map[string]bool{}}
 	rep := Report{Layout: o.Layout.Name()}
+	if o.Spread {
+		if err := c.startTallies(ctx); err != nil {
+			return rep, err
+		}
+	}
 	pass, err := c.commentPass(ctx)
 	if err != nil {
 		return rep, err
@@ -223,11 +228,13 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	if o.RunDir != "" {
 		tasks = append(tasks, func() (err error) { run, err = c.reconcile(ctx); return })
 	}
-	if o.Spread {
-		tasks = append(tasks, func() (err error) { spread, err = c.spread(ctx); return })
-	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
+	}
+	if o.Spread {
+		if spread, err = c.spread(ctx); err != nil {
+			return rep, err
+		}
 	}
 	rep.Run, rep.Spread, rep.CollidedComments = run, spread, int64(len(c.collided))
 	rep.Consistent, rep.Verdict = verdict(rep)

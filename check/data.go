@@ -1,7 +1,9 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"iter"
 	"fmt"
 	"slices"
 	"sync"
@@ -54,17 +56,95 @@ type DataSpread struct {
 // spreadWorkers bounds the region scans running at once.
 const spreadWorkers = 2
 
-// spread scans every region of every table, a few at a time.
+// tally counts a table's rows and bytes per region while one of the
+// check's own passes reads the whole table in key order, so the data
+// spread needs no pass of its own. One goroutine owns a tally: the pass
+// that reads its table.
+type tally struct {
+	regions []store.Region // in key order
+	data    []RegionData
+	at      int  // the region the last row fell in
+	done    bool // the pass read the table to its end
+}
+
+func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
+	rs, err := c.st.Regions(ctx, table)
+	if err != nil {
+		return nil, fmt.Errorf("regions of %s: %w", table, err)
+	}
+	t := &tally{regions: rs, data: make([]RegionData, len(rs))}
+	for i, r := range rs {
+		t.data[i] = RegionData{Name: r.Name, Server: r.Server, Range: c.keyRange(r)}
+	}
+	return t, nil
+}
+
+func (t *tally) add(row store.Row) {
+	for t.at < len(t.regions)-1 && len(t.regions[t.at].End) > 0 && bytes.Compare(row.Key, t.regions[t.at].End) >= 0 {
+		t.at++
+	}
+	if len(t.data) > 0 {
+		t.data[t.at].Rows++
+		t.data[t.at].Bytes += rowBytes(row)
+	}
+}
+
+func rowBytes(row store.Row) int64 {
+	n := int64(len(row.Key))
+	for _, cell := range row.Cells {
+		n += int64(len(cell.Value))
+	}
+	return n
+}
+
+// wholeTable is a pass's read of a whole table, tallied for the spread
+// when the check measures it.
+func (c *checker) wholeTable(ctx context.Context, table string) iter.Seq2[store.Row, error] {
+	t := c.tallies[table]
+	if t == nil {
+		return c.rows(ctx, table, store.Scan{})
+	}
+	return func(yield func(store.Row, error) bool) {
+		for row, err := range c.rows(ctx, table, store.Scan{}) {
+			if err == nil {
+				t.add(row)
+			}
+			if !yield(row, err) || err != nil {
+				return
+			}
+		}
+		t.done = true
+	}
+}
+
+// startTallies readies a tally per table, before the passes start.
+func (c *checker) startTallies(ctx context.Context) error {
+	c.tallies = map[string]*tally{}
+	for _, table := range keys.Tables {
+		t, err := c.newTally(ctx, table)
+		if err != nil {
+			return err
+		}
+		c.tallies[table] = t
+	}
+	return nil
+}
+
+// spread is the tallies the passes made; a table no pass read to its end
+// has its regions scanned now, a few at a time.
 func (c *checker) spread(ctx context.Context) (*DataSpread, error) {
 	var regions []store.Region
-	for _, t := range keys.Tables {
-		rs, err := c.st.Regions(ctx, t)
-		if err != nil {
-			return nil, fmt.Errorf("regions of %s: %w", t, err)
+	var data []RegionData
+	var todo []int
+	for _, table := range keys.Tables {
+		t := c.tallies[table]
+		for i := range t.regions {
+			if !t.done {
+				todo = append(todo, len(regions))
+			}
+			regions, data = append(regions, t.regions[i]), append(data, t.data[i])
 		}
-		regions = append(regions, rs...)
 	}
-	data := make([]RegionData, len(regions))
 	errs := make([]error, len(regions))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -75,7 +155,7 @@ func (c *checker) spread(ctx context.Context) (*DataSpread, error) {
 			}
 		})
 	}
-	for i := range regions {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
@@ -95,10 +175,7 @@ func (c *checker) regionData(ctx context.Context, r store.Region) (RegionData, e
 			return d, err
 		}
 		d.Rows++
-		d.Bytes += int64(len(row.Key))
-		for _, cell := range row.Cells {
-			d.Bytes += int64(len(cell.Value))
-		}
+		d.Bytes += rowBytes(row)
 	}
 	return d, nil
 }

@@ -99,7 +99,7 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 // its bytes say nothing of which comment it was meant for.
 func (c *checker) decodable(ctx context.Context, table string, r *IndexReport) iter.Seq2[store.Row, error] {
 	return func(yield func(store.Row, error) bool) {
-		for row, err := range c.rows(ctx, table, store.Scan{}) {
+		for row, err := range c.wholeTable(ctx, table) {
 			if err == nil {
 				r.Rows++
 				if _, derr := c.o.Layout.Decode(table, row.Key); derr != nil {

@@ -25,7 +25,7 @@ func (c *checker) ranks(ctx context.Context) (RankReport, error) {
 		group = group[:0]
 		return err
 	}
-	for row, err := range c.rows(ctx, keys.ProductRank, store.Scan{}) {
+	for row, err := range c.wholeTable(ctx, keys.ProductRank) {
 		if err != nil {
 			return r, err
 		}

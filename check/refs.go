@@ -41,7 +41,7 @@ func (c *checker) commentPass(ctx context.Context) (*pass, error) {
 		return nil, err
 	}
 	defer written.close()
-	for row, err := range c.rows(ctx, keys.Comment, store.Scan{}) {
+	for row, err := range c.wholeTable(ctx, keys.Comment) {
 		if err == nil {
 			p.refs.Comments++
 			c.o.Comments.Add(1)
@@ -141,7 +141,7 @@ func (c *checker) expect(p *pass, cm model.Comment, ck []byte, written int) erro
 // and belong to the comment's user.
 func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
 	defer p.orders.Close()
-	rows := newCursor(c.rows(ctx, keys.Order, store.Scan{}))
+	rows := newCursor(c.wholeTable(ctx, keys.Order))
 	defer rows.close()
 	for rec, err := range sorted(p.orders) {
 		if err != nil {
@@ -162,6 +162,9 @@ func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
 				return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
 			})
 		}
+	}
+	for c.tallies != nil && rows.ok { // the rest of the orders, for the spread
+		rows.advance()
 	}
 	return rows.close()
 }
@@ -200,7 +203,7 @@ func (c *checker) entities(ctx context.Context, p *pass, r *RefReport) error {
 // exists merges sorted (id, referrer) records with table's rows and counts
 // the referrers whose id has no row. onRow sees every row of the table.
 func (c *checker) exists(ctx context.Context, refs *extsort.Sorter, table string, missing *Counter, onRow func(store.Row) error) error {
-	rows := newCursor(c.rows(ctx, table, store.Scan{}))
+	rows := newCursor(c.wholeTable(ctx, table))
 	defer rows.close()
 	for rec, err := range sorted(refs) {
 		if err != nil {

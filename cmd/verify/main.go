@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -31,16 +32,17 @@ import (
 )
 
 type options struct {
-	backend  backend.Flags
-	layout   string
-	json     bool
-	run      string
-	repair   bool
-	yes      bool
-	quiet    bool
-	noSpread bool
-	tmp      string
-	out      string
+	backend    backend.Flags
+	layout     string
+	cpuProfile string // --cpuprofile: where the check's CPU profile goes
+	json       bool
+	run        string
+	repair     bool
+	yes        bool
+	quiet      bool
+	noSpread   bool
+	tmp        string
+	out        string
 }
 
 func main() {
@@ -62,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress, and only the verdict line")
 	fs.BoolVar(&o.noSpread, "no-spread", false, "skip the data spread (a full extra pass over every table)")
 	fs.StringVar(&o.tmp, "tmp", "", "directory for the external sorts' spill files (default: the system's)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the check to this file (go tool pprof reads it)")
 	fs.StringVar(&o.out, "out", "", "also write the report as DIR/"+check.ReportFile+" (a run directory, for loadgen flaws and reports)")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -126,6 +129,19 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	var rows, seen atomic.Int64
 	opts := check.Options{Layout: layout, TempDir: o.tmp, RunDir: o.run,
 		Spread: !o.noSpread, Repair: o.repair, Rows: &rows, Comments: &seen}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			return fail(stderr, fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	prog := startProgress(os.Stderr, progress.ModeOf(os.Stderr, o.quiet || o.json), &rows, &seen, opts.ReadsPerComment())
 	rep, err := check.Run(ctx, st, opts)
 	prog.stop()

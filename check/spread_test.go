@@ -1,0 +1,46 @@
+package check
+
+import (
+	"reflect"
+	"testing"
+
+	"commentbench/keys"
+	"commentbench/store"
+)
+
+// The spread the passes count as they read is the spread a scan of every
+// region finds (what the check did before, and still does for a table no
+// pass read to its end), for every built-in design's regions.
+func TestSpreadInPassesEqualsRegionScans(t *testing.T) {
+	for _, name := range keys.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			d := newDataset(t, builtin(t, name))
+			inPass := d.check(false).Spread
+			c := &checker{st: d.st, o: Options{Layout: d.layout, Spread: true}}
+			c.o.defaults()
+			must(t, c.startTallies(d.ctx)) // no pass runs: every table is scanned by region
+			scanned, err := c.spread(d.ctx)
+			must(t, err)
+			if !reflect.DeepEqual(inPass, scanned) {
+				t.Fatalf("counted in the passes:\n%+v\nscanned by region:\n%+v", inPass, scanned)
+			}
+		})
+	}
+}
+
+// A row falls in the region whose range holds it: a region's start row is
+// its own, its end row the next region's, and the last region is open.
+func TestTallyPlacesRowsByRange(t *testing.T) {
+	regions := []store.Region{{Name: "r1", End: []byte("b")}, {Name: "r2", Start: []byte("b"), End: []byte("d")}, {Name: "r3", Start: []byte("d")}}
+	tl := &tally{regions: regions, data: make([]RegionData, len(regions))}
+	for _, k := range []string{"a", "b", "c", "d", "e", "zz"} {
+		tl.add(store.Row{Key: []byte(k), Cells: []store.Cell{{Value: []byte("vv")}}})
+	}
+	var got []int64
+	for _, d := range tl.data {
+		got = append(got, d.Rows, d.Bytes)
+	}
+	if want := []int64{1, 3, 2, 6, 3, 10}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows, bytes per region %v, want %v", got, want)
+	}
+}
