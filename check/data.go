@@ -3,8 +3,8 @@ package check
 import (
 	"bytes"
 	"context"
-	"iter"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 
