@@ -24,14 +24,7 @@ func WriteAuthPreamble(w io.Writer, auth byte) error {
 // WriteHeaderOnly writes the u32 length and the ConnectionHeader that
 // WritePreamble would have written after the fixed bytes, with one Write.
 func WriteHeaderOnly(w io.Writer, service, user string, codec bool) error {
-	hdr := &pb.ConnectionHeader{
-		UserInfo:    &pb.UserInformation{EffectiveUser: proto.String(user)},
-		ServiceName: proto.String(service),
-	}
-	if codec {
-		hdr.CellBlockCodecClass = proto.String(KeyValueCodec)
-	}
-	body, err := proto.Marshal(hdr)
+	body, err := proto.Marshal(connectionHeader(service, user, codec))
 	if err != nil {
 		return fmt.Errorf("hbase wire: marshal connection header: %w", err)
 	}
@@ -60,19 +53,7 @@ func ReadAuthPreamble(r io.Reader) (byte, error) {
 func ReadHeaderOnly(r io.Reader) (*pb.ConnectionHeader, error) {
 	var lb [4]byte
 	if _, err := io.ReadFull(r, lb[:]); err != nil {
-		return nil, fmt.Errorf("hbase wire: read connection header: %w", err)
-	}
-	n := binary.BigEndian.Uint32(lb[:])
-	if n > MaxConnectionHeaderSize {
-		return nil, fmt.Errorf("%w: connection header length %d exceeds %d", ErrBadPreamble, n, MaxConnectionHeaderSize)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, fmt.Errorf("hbase wire: read connection header: %w", noEOF(err))
 	}
-	hdr := new(pb.ConnectionHeader)
-	if err := proto.Unmarshal(body, hdr); err != nil {
-		return nil, fmt.Errorf("%w: connection header: %v", ErrBadPreamble, err)
-	}
-	return hdr, nil
+	return readHeaderBody(r, binary.BigEndian.Uint32(lb[:]))
 }

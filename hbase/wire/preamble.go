@@ -41,6 +41,12 @@ const MaxConnectionHeaderSize = 1 << 20
 // With codec the header announces KeyValueCodec, which makes the server
 // answer with cellblocks. Nothing comes back from the server.
 func WritePreamble(w io.Writer, service, user string, codec bool) error {
+	return WriteConnectionHeader(w, connectionHeader(service, user, codec))
+}
+
+// connectionHeader is the header a client of service as user sends, with
+// KeyValueCodec when codec.
+func connectionHeader(service, user string, codec bool) *pb.ConnectionHeader {
 	hdr := &pb.ConnectionHeader{
 		UserInfo:    &pb.UserInformation{EffectiveUser: proto.String(user)},
 		ServiceName: proto.String(service),
@@ -48,7 +54,7 @@ func WritePreamble(w io.Writer, service, user string, codec bool) error {
 	if codec {
 		hdr.CellBlockCodecClass = proto.String(KeyValueCodec)
 	}
-	return WriteConnectionHeader(w, hdr)
+	return hdr
 }
 
 // WriteConnectionHeader is WritePreamble for callers that need fields
@@ -79,20 +85,18 @@ var ErrBadPreamble = errors.New("hbase wire: bad connection preamble")
 // bytes and that the header decodes (including its required fields); which
 // services and codecs are acceptable is the server's decision.
 func ReadPreamble(r io.Reader) (*pb.ConnectionHeader, error) {
-	var fixed [10]byte
-	if _, err := io.ReadFull(r, fixed[:]); err != nil {
-		return nil, fmt.Errorf("hbase wire: read preamble: %w", err)
+	auth, err := ReadAuthPreamble(r)
+	if err != nil {
+		return nil, err
 	}
-	if string(fixed[:4]) != PreambleMagic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrBadPreamble, fixed[:4], PreambleMagic)
+	if auth != AuthSimple {
+		return nil, fmt.Errorf("%w: auth method %#x, want SIMPLE %#x", ErrBadPreamble, auth, AuthSimple)
 	}
-	if fixed[4] != RPCVersion {
-		return nil, fmt.Errorf("%w: RPC version %d, want %d", ErrBadPreamble, fixed[4], RPCVersion)
-	}
-	if fixed[5] != AuthSimple {
-		return nil, fmt.Errorf("%w: auth method %#x, want SIMPLE %#x", ErrBadPreamble, fixed[5], AuthSimple)
-	}
-	n := binary.BigEndian.Uint32(fixed[6:])
+	return ReadHeaderOnly(r)
+}
+
+// readHeaderBody reads a ConnectionHeader of n bytes.
+func readHeaderBody(r io.Reader, n uint32) (*pb.ConnectionHeader, error) {
 	if n > MaxConnectionHeaderSize {
 		return nil, fmt.Errorf("%w: connection header length %d exceeds %d", ErrBadPreamble, n, MaxConnectionHeaderSize)
 	}
