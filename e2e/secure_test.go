@@ -210,8 +210,8 @@ func makePKI(t *testing.T, dir, name string) pki {
 	return p
 }
 
-// The same over TLS: TLS alone, and mutual TLS with Kerberos privacy
-// inside it.
+// The same over TLS: TLS alone; mutual TLS with Kerberos inside it at each
+// protection level, from a keytab; and privacy from a ticket cache.
 func TestSecuredTLS(t *testing.T) {
 	t.Parallel()
 	k := krbtest.Start(t)
@@ -220,11 +220,21 @@ func TestSecuredTLS(t *testing.T) {
 		mc := startMinicluster(t, "--tls-cert", p.serverCert, "--tls-key", p.serverKey)
 		securedRun(t, mc, nil, t.TempDir(), []string{"--hbase-tls-ca", p.ca})
 	})
-	t.Run("mutual tls and kerberos privacy", func(t *testing.T) {
-		mc := startMinicluster(t, "--tls-cert", p.serverCert, "--tls-key", p.serverKey, "--tls-client-ca", p.ca,
+	for _, prot := range []string{"authentication", "integrity", "privacy"} {
+		t.Run("mutual tls and kerberos "+prot, func(t *testing.T) {
+			mc := startMinicluster(t, "--tls-cert", p.serverCert, "--tls-key", p.serverKey, "--tls-client-ca", p.ca,
+				"--keytab", k.ServiceKeytab, "--principal", k.ServicePrincipal, "--protection", prot)
+			securedRun(t, mc, nil, t.TempDir(), []string{"--hbase-tls-ca", p.ca, "--hbase-tls-cert", p.clientCert, "--hbase-tls-key", p.clientKey,
+				"--hbase-keytab", k.UserKeytab, "--hbase-principal", k.User, "--krb5-conf", k.Krb5Conf, "--hbase-protection", prot})
+		})
+	}
+	t.Run("tls and kerberos privacy with a ticket cache", func(t *testing.T) {
+		cc := filepath.Join(t.TempDir(), "ccache")
+		k.Kinit(t, cc, k.UserKeytab, k.User)
+		mc := startMinicluster(t, "--tls-cert", p.serverCert, "--tls-key", p.serverKey,
 			"--keytab", k.ServiceKeytab, "--principal", k.ServicePrincipal, "--protection", "privacy")
-		securedRun(t, mc, nil, t.TempDir(), []string{"--hbase-tls-ca", p.ca, "--hbase-tls-cert", p.clientCert, "--hbase-tls-key", p.clientKey,
-			"--hbase-keytab", k.UserKeytab, "--hbase-principal", k.User, "--krb5-conf", k.Krb5Conf, "--hbase-protection", "privacy"})
+		securedRun(t, mc, []string{"KRB5CCNAME=FILE:" + cc}, t.TempDir(), []string{"--hbase-tls-ca", p.ca,
+			"--hbase-kerberos", "--krb5-conf", k.Krb5Conf, "--hbase-protection", "privacy"})
 	})
 }
 

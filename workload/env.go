@@ -211,10 +211,11 @@ func (w *Worker) recordPage(op int, start time.Time, pg comments.Page, err error
 // ErrorKind names an error's class for the error counts: the kinds a user
 // acts on differently.
 func ErrorKind(err error) string {
+	if err == nil {
+		return "" // before errors.As's target, which escapes: no allocation per success
+	}
 	var we *comments.WriteError
 	switch {
-	case err == nil:
-		return ""
 	case errors.As(err, &we) && we.Partial():
 		return "partial-write"
 	case errors.Is(err, context.DeadlineExceeded):
