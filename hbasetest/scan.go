@@ -414,7 +414,7 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 		for _, cl := range cells {
 			size += uint64(len(cl.Row) + len(cl.Family) + len(cl.Qualifier) + len(cl.Value) + 12)
 		}
-		s.last = bytes.Clone(row.Key)
+		s.last = row.Key // the engine's copy: ours to keep
 		s.started = true
 		return true
 	})
