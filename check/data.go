@@ -72,6 +72,9 @@ func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
 	if err != nil {
 		return nil, fmt.Errorf("regions of %s: %w", table, err)
 	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("regions of %s: none", table)
+	}
 	t := &tally{regions: rs, data: make([]RegionData, len(rs))}
 	for i, r := range rs {
 		t.data[i] = RegionData{Name: r.Name, Server: r.Server, Range: c.keyRange(r)}
@@ -79,14 +82,13 @@ func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
 	return t, nil
 }
 
+// add counts row in its region: the last whose start it has reached.
 func (t *tally) add(row store.Row) {
-	for t.at < len(t.regions)-1 && len(t.regions[t.at].End) > 0 && bytes.Compare(row.Key, t.regions[t.at].End) >= 0 {
+	for t.at+1 < len(t.regions) && bytes.Compare(row.Key, t.regions[t.at+1].Start) >= 0 {
 		t.at++
 	}
-	if len(t.data) > 0 {
-		t.data[t.at].Rows++
-		t.data[t.at].Bytes += rowBytes(row)
-	}
+	t.data[t.at].Rows++
+	t.data[t.at].Bytes += rowBytes(row)
 }
 
 func rowBytes(row store.Row) int64 {

@@ -1,7 +1,9 @@
 package check
 
 import (
+	"context"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"commentbench/keys"
@@ -23,6 +25,38 @@ func TestSpreadInPassesEqualsRegionScans(t *testing.T) {
 			must(t, err)
 			if !reflect.DeepEqual(inPass, scanned) {
 				t.Fatalf("counted in the passes:\n%+v\nscanned by region:\n%+v", inPass, scanned)
+			}
+		})
+	}
+}
+
+// scanCounter counts the scans of part of a table: the check's passes read
+// whole tables, so only a spread measured apart from them makes these.
+type scanCounter struct {
+	store.Store
+	bounded atomic.Int64
+}
+
+func (s *scanCounter) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	if sc.Start != nil || sc.Stop != nil {
+		s.bounded.Add(1)
+	}
+	return s.Store.Scan(ctx, table, sc, each)
+}
+
+// The spread costs no pass of its own: every table is read to its end by a
+// check's pass (the orders too, past the last one a comment references; an
+// entity table past its last referenced row), and no region is scanned
+// apart, for every built-in design, with and without a run to reconcile.
+func TestSpreadCostsNoScanOfItsOwn(t *testing.T) {
+	for _, name := range keys.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			d := newDataset(t, builtin(t, name))
+			sc := &scanCounter{Store: d.st}
+			rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), Spread: true})
+			must(t, err)
+			if rep.Spread == nil || sc.bounded.Load() != 0 {
+				t.Fatalf("spread %v after %d scans of single regions, want it from the passes' whole-table reads", rep.Spread != nil, sc.bounded.Load())
 			}
 		})
 	}
