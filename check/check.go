@@ -193,11 +193,7 @@ func (c *checker) hidden(ck []byte) {
 // the comment pass, the order join, each index and its by-comment pass.
 // The spread is counted as those passes read.
 func (o Options) ReadsPerComment() int64 {
-	n := int64(7)
-	if o.RunDir != "" {
-		n++
-	}
-	return n
+	return 7
 }
 
 // Run checks the data set in st. Independent checks run in parallel.
@@ -217,16 +213,12 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	defer pass.close()
 	rep.References = pass.refs
 	rep.Indexes = make([]IndexReport, len(indexTables))
-	var run *RunReport
 	var spread *DataSpread
 	tasks := []func() error{
 		func() (err error) { rep.Indexes[0], err = c.index(ctx, indexTables[0], pass.expected[0]); return },
 		func() (err error) { rep.Indexes[1], err = c.index(ctx, indexTables[1], pass.expected[1]); return },
 		func() error { return c.entities(ctx, pass, &rep.References) },
 		func() (err error) { rep.Ranks, err = c.ranks(ctx); return },
-	}
-	if o.RunDir != "" {
-		tasks = append(tasks, func() (err error) { run, err = c.reconcile(ctx); return })
 	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
@@ -236,7 +228,7 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 			return rep, err
 		}
 	}
-	rep.Run, rep.Spread, rep.CollidedComments = run, spread, int64(len(c.collided))
+	rep.Run, rep.Spread, rep.CollidedComments = pass.run, spread, int64(len(c.collided))
 	rep.Consistent, rep.Verdict = verdict(rep)
 	if o.Repair {
 		rep.Repair = c.repair.report(rep)

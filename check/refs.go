@@ -23,6 +23,7 @@ type pass struct {
 	users    *extsort.Sorter // user key -> comment key
 	products *extsort.Sorter // product key -> comment key
 	refs     RefReport
+	run      *RunReport // the run's ledger reconciled, with --run
 }
 
 func (p *pass) close() {
@@ -31,28 +32,29 @@ func (p *pass) close() {
 	}
 }
 
-// commentPass scans the comments once. A design need not keep a comment's
-// key in its order's key order, so the orders too are joined through a sort.
+// commentPass scans the comments once, reconciling the run's ledger as it
+// goes. A design need not keep a comment's key in its order's key order,
+// so the orders too are joined through a sort.
 func (c *checker) commentPass(ctx context.Context) (*pass, error) {
 	p := &pass{expected: [2]*extsort.Sorter{c.sorter(), c.sorter()}, orders: c.sorter(), users: c.sorter(), products: c.sorter()}
-	written, err := c.writtenLengths()
+	run, err := c.openLedger()
 	if err != nil {
 		p.close()
 		return nil, err
 	}
-	defer written.close()
+	defer run.close()
 	for row, err := range c.wholeTable(ctx, keys.Comment) {
 		if err == nil {
 			p.refs.Comments++
 			c.o.Comments.Add(1)
-			err = c.comment(p, row, written.at(row.Key))
+			err = c.comment(p, row, run.at(c, row.Key))
 		}
 		if err != nil {
 			p.close()
 			return nil, err
 		}
 	}
-	if err := written.close(); err != nil {
+	if p.run, err = run.finish(c); err != nil {
 		p.close()
 		return nil, err
 	}

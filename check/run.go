@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -10,71 +9,44 @@ import (
 	"commentbench/extsort"
 	"commentbench/keys"
 	"commentbench/results"
-	"commentbench/store"
 )
 
-// reconcile checks the run's ledger against the comments: every comment the
-// backend acknowledged must exist; outcomes that were never known are
-// counted apart, present or not.
-func (c *checker) reconcile(ctx context.Context) (*RunReport, error) {
-	r := &RunReport{Dir: c.o.RunDir}
-	ledger := c.sorter()
-	defer ledger.Close()
-	torn, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error { return ledger.Add(r.Key, []byte{r.Status}) })
-	r.TornTails = int64(torn)
-	if err != nil {
-		return nil, fmt.Errorf("--run: %w", err)
-	}
-	comments := newCursor(c.rows(ctx, keys.Comment, store.Scan{}))
-	defer comments.close()
-	for rec, err := range sorted(ledger) {
-		if err != nil {
-			return nil, err
-		}
-		found := comments.seek(rec.Key)
-		switch {
-		case rec.Val[0] == results.Acked:
-			r.Acked++
-			if !found {
-				ck := string(rec.Key)
-				r.Lost.add(1, func() string { return c.describe(keys.Comment, []byte(ck)) + " was acknowledged and is missing" })
-			}
-		case found:
-			r.UnknownPresent++
-		default:
-			r.UnknownAbsent++
-		}
-	}
-	return r, comments.close()
-}
-
-// lengths walks the run ledger's content lengths in comment-key order,
-// alongside the comment table's scan.
-type lengths struct {
+// runLedger walks a run's ledger in comment-key order alongside the comment
+// pass, which reads every comment row in that order: each record is
+// reconciled as its key is passed (every comment the backend acknowledged
+// must exist; outcomes never known are counted apart, present or not), and
+// a comment's record tells the content length its index keys were made
+// from. One sort of the ledger and no scan of its own.
+type runLedger struct {
 	next func() (extsort.Record, error, bool)
 	stop func()
 	rec  extsort.Record
 	ok   bool
 	err  error
 	s    *extsort.Sorter
+	r    *RunReport // nil without --run
 }
 
-// writtenLengths sorts the ledger's recorded lengths by comment key; with
-// no --run, every comment's is unknown.
-func (c *checker) writtenLengths() (*lengths, error) {
-	l := &lengths{}
+// noLen is a record's length when the run did not record one.
+const noLen = ^uint32(0)
+
+// openLedger sorts the run's ledger; with no --run there is nothing to
+// walk, and every comment's length is unknown.
+func (c *checker) openLedger() (*runLedger, error) {
+	l := &runLedger{}
 	if c.o.RunDir == "" {
 		return l, nil
 	}
+	l.r = &RunReport{Dir: c.o.RunDir}
 	l.s = c.sorter()
-	_, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
-		if r.Len < 0 {
-			return nil
+	torn, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
+		n := noLen
+		if r.Len >= 0 {
+			n = uint32(r.Len)
 		}
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(r.Len))
-		return l.s.Add(r.Key, n[:])
+		return l.s.Add(r.Key, binary.BigEndian.AppendUint32([]byte{r.Status}, n))
 	})
+	l.r.TornTails = int64(torn)
 	if err != nil {
 		l.s.Close()
 		return nil, fmt.Errorf("--run: %w", err)
@@ -84,7 +56,7 @@ func (c *checker) writtenLengths() (*lengths, error) {
 	return l, nil
 }
 
-func (l *lengths) advance() {
+func (l *runLedger) advance() {
 	var err error
 	l.rec, err, l.ok = l.next()
 	if err != nil {
@@ -92,22 +64,57 @@ func (l *lengths) advance() {
 	}
 }
 
-// at is the length recorded for comment key ck, -1 for none. Keys come in
+// at reconciles the records up to comment key ck, which exists, and
+// returns the first length recorded for it, -1 for none. Keys come in
 // ascending order.
-func (l *lengths) at(ck []byte) int {
+func (l *runLedger) at(c *checker, ck []byte) int {
 	if l.next == nil {
 		return -1
 	}
 	for l.ok && bytes.Compare(l.rec.Key, ck) < 0 {
+		l.absent(c)
+	}
+	n := -1
+	for l.ok && bytes.Equal(l.rec.Key, ck) {
+		if l.rec.Val[0] == results.Acked {
+			l.r.Acked++
+		} else {
+			l.r.UnknownPresent++
+		}
+		if v := binary.BigEndian.Uint32(l.rec.Val[1:]); n < 0 && v != noLen {
+			n = int(v)
+		}
 		l.advance()
 	}
-	if l.ok && bytes.Equal(l.rec.Key, ck) {
-		return int(binary.BigEndian.Uint32(l.rec.Val))
-	}
-	return -1
+	return n
 }
 
-func (l *lengths) close() error {
+// absent reconciles the current record, whose comment does not exist.
+func (l *runLedger) absent(c *checker) {
+	if l.rec.Val[0] != results.Acked {
+		l.r.UnknownAbsent++
+		l.advance()
+		return
+	}
+	l.r.Acked++
+	ck := string(l.rec.Key)
+	l.r.Lost.add(1, func() string { return c.describe(keys.Comment, []byte(ck)) + " was acknowledged and is missing" })
+	l.advance()
+}
+
+// finish reconciles the records past the last comment, and returns the
+// run's report (nil without --run).
+func (l *runLedger) finish(c *checker) (*RunReport, error) {
+	for l.next != nil && l.ok {
+		l.absent(c)
+	}
+	if err := l.close(); err != nil {
+		return nil, err
+	}
+	return l.r, nil
+}
+
+func (l *runLedger) close() error {
 	if l.stop != nil {
 		l.stop()
 		l.stop = nil

@@ -34,14 +34,37 @@ func TestSpreadInPassesEqualsRegionScans(t *testing.T) {
 // whole tables, so only a spread measured apart from them makes these.
 type scanCounter struct {
 	store.Store
-	bounded atomic.Int64
+	bounded  atomic.Int64
+	comments atomic.Int64 // scans of the comment table
 }
 
 func (s *scanCounter) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
 	if sc.Start != nil || sc.Stop != nil {
 		s.bounded.Add(1)
 	}
+	if table == keys.Comment {
+		s.comments.Add(1)
+	}
 	return s.Store.Scan(ctx, table, sc, each)
+}
+
+// A run's ledger is reconciled as the comment pass goes: checking with
+// --run costs no scan of the comments beyond the check's own.
+func TestRunReconciledInTheCommentPass(t *testing.T) {
+	d := newDataset(t, keys.Unique)
+	scans := func(run string) int64 {
+		sc := &scanCounter{Store: d.st}
+		rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), RunDir: run})
+		must(t, err)
+		if run != "" && (rep.Run == nil || rep.Run.Acked != 36) {
+			t.Fatalf("run report %+v, want 36 acknowledged", rep.Run)
+		}
+		return sc.comments.Load()
+	}
+	without, with := scans(""), scans(ledger(t, d.acked()))
+	if with != without {
+		t.Fatalf("%d scans of the comments with --run, %d without", with, without)
+	}
 }
 
 // The spread costs no pass of its own: every table is read to its end by a
