@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sync"
 
 	"commentbench/hbase/pb"
 	"commentbench/hbase/wire"
@@ -153,6 +154,19 @@ func (rs readSpec) engineRead() embedded.Read {
 
 // selectCells turns an engine row into the wire cells of the columns rs
 // names.
+// famBytes holds each family name's bytes, shared by every cell of the
+// family (cells are only read): a conversion per cell was a scan's most
+// frequent allocation.
+var famBytes sync.Map
+
+func familyBytes(f string) []byte {
+	if b, ok := famBytes.Load(f); ok {
+		return b.([]byte)
+	}
+	b, _ := famBytes.LoadOrStore(f, []byte(f))
+	return b.([]byte)
+}
+
 func (rs readSpec) selectCells(row embedded.Row) []wire.Cell {
 	out := make([]wire.Cell, 0, len(row.Cells))
 	for _, cl := range row.Cells {
@@ -160,7 +174,7 @@ func (rs readSpec) selectCells(row embedded.Row) []wire.Cell {
 			continue
 		}
 		out = append(out, wire.Cell{
-			Row: row.Key, Family: []byte(cl.Family), Qualifier: cl.Qualifier, Value: cl.Value,
+			Row: row.Key, Family: familyBytes(cl.Family), Qualifier: cl.Qualifier, Value: cl.Value,
 			Timestamp: uint64(cl.Timestamp), Type: wire.TypePut,
 		})
 	}

@@ -107,17 +107,17 @@ goal_steady() {
 goal_verify() {
 	echo "  verify: writing $VERIFY_COMMENTS comments" >&2
 	"$W/loadgen" --scenario scenarios/bulk-write.yaml --ops "$VERIFY_COMMENTS" --quiet --no-report \
-		--data-dir "$W/verify/data" --out "$W/verify/out" >/dev/null
-	rows=$(CB_SCAN_DIR="$W/verify/data" gobench "$W/embedded.test" '^BenchmarkRawScanDir$' rows -test.benchtime 1x)
+		--data-dir "$W/vset/data" --out "$W/vset/out" >/dev/null
+	rows=$(CB_SCAN_DIR="$W/vset/data" gobench "$W/embedded.test" '^BenchmarkRawScanDir$' rows -test.benchtime 1x)
 	side_a() {
 		local t0 t1
 		t0=$(date +%s.%N)
-		/usr/bin/time -f %M -o "$W/verify.rss" "$W/verify" --data-dir "$W/verify/data" --run "$W/verify/out" --quiet >/dev/null || true
+		/usr/bin/time -f %M -o "$W/verify.rss" "$W/verify" --data-dir "$W/vset/data" --run "$W/vset/out" --quiet >/dev/null || true
 		t1=$(date +%s.%N)
 		cat "$W/verify.rss" >>"$W/verify.rsslog"
 		awk -v n="$rows" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", n / (b - a) }'
 	}
-	side_b() { CB_SCAN_DIR="$W/verify/data" gobench "$W/embedded.test" '^BenchmarkRawScanDir$' rows/s -test.benchtime 1x; }
+	side_b() { CB_SCAN_DIR="$W/vset/data" gobench "$W/embedded.test" '^BenchmarkRawScanDir$' rows/s -test.benchtime 1x; }
 	line_verify() {
 		local r rss
 		r=$(div "$1" "$2")

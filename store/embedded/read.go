@@ -246,21 +246,29 @@ func (rb *rowBuf) cell(q []byte) (cellRef, bool) {
 
 // materializeRow copies the row out with its cells' families.
 func (rb *rowBuf) materializeRow(t *table) Row {
-	sr := rb.materialize()
-	row := Row{Key: sr.Key, Cells: make([]Cell, len(sr.Cells))}
-	for i, c := range sr.Cells {
-		row.Cells[i] = Cell{Family: t.families[rb.cells[i].fam].name, Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
+	buf := rb.copyOut()
+	n := len(rb.row)
+	row := Row{Key: buf[:n:n], Cells: make([]Cell, len(rb.cells))}
+	for i, c := range rb.cells {
+		q0, q1, v1 := n+c.q0, n+c.q1, n+c.v1
+		row.Cells[i] = Cell{Family: t.families[c.fam].name, Qualifier: buf[q0:q1:q1], Value: buf[q1:v1:v1], Timestamp: c.ts}
 	}
 	return row
+}
+
+// copyOut copies the row key, then the arena, into one new buffer.
+func (rb *rowBuf) copyOut() []byte {
+	buf := make([]byte, len(rb.row)+len(rb.arena))
+	copy(buf, rb.row)
+	copy(buf[len(rb.row):], rb.arena)
+	return buf
 }
 
 // materialize copies the row out into memory the caller owns (two
 // allocations: one for all bytes, one for the cells).
 func (rb *rowBuf) materialize() store.Row {
 	n := len(rb.row)
-	buf := make([]byte, n+len(rb.arena))
-	copy(buf, rb.row)
-	copy(buf[n:], rb.arena)
+	buf := rb.copyOut()
 	row := store.Row{Key: buf[:n:n], Cells: make([]store.Cell, len(rb.cells))}
 	for i, c := range rb.cells {
 		q0, q1, v1 := n+c.q0, n+c.q1, n+c.v1
