@@ -75,6 +75,12 @@ goal_write() {
 	side_b() { gobench "$W/embedded.test" '^BenchmarkCommentWriteRawPebble$' comments/s; }
 	line_write() { local r; r=$(div "$1" "$2"); say write "engine comments/s" "$(fmt "$1")" "raw Pebble comments/s" "$(fmt "$2")" "$r" ">= 0.6" "$(ge "$r" 0.6)"; }
 	pair write
+	# The same through the whole harness: one worker's comment writes on
+	# the embedded backend, each arrival also creating the comment's order
+	# and recording both, against the same raw Pebble writes.
+	side_a() { gobench "$W/workload.test" '^BenchmarkCommentWriteEmbedded/workers=1$' comment-write/s; }
+	line_writeh() { local r; r=$(div "$1" "$2"); say write "harness comment writes/s, 1 worker" "$(fmt "$1")" "raw Pebble comments/s" "$(fmt "$2")" "$r" ">= 0.6" "$(ge "$r" 0.6)"; }
+	pair writeh
 }
 
 # 2. Steady as data grows: a loadgen run of the steady preset, its
