@@ -86,10 +86,17 @@ func TestEveryOpCarriesTheWait(t *testing.T) {
 	if under.Pacing.FellBehind {
 		t.Fatalf("the run below capacity fell behind: %+v", under.Pacing)
 	}
+	// Under -race, beside other packages' tests, the harness's own work
+	// between an arrival's two ops and its timers run slow enough that the
+	// second op's wait passed a millisecond (1.008 ms in one CI run).
+	within := LateAfter
+	if raceOn {
+		within *= 3
+	}
 	for _, name := range []string{"order-create", "comment-write"} {
 		o := opOf(t, under.Ops, name)
-		if d := o.Latency.P50 - o.Service.P50; d < 0 || d > float64(LateAfter)/float64(time.Millisecond) {
-			t.Errorf("below capacity %s: p50 latency %.3f ms vs service %.3f: want equal within %v", name, o.Latency.P50, o.Service.P50, LateAfter)
+		if d := o.Latency.P50 - o.Service.P50; d < 0 || d > float64(within)/float64(time.Millisecond) {
+			t.Errorf("below capacity %s: p50 latency %.3f ms vs service %.3f: want equal within %v", name, o.Latency.P50, o.Service.P50, within)
 		}
 	}
 
