@@ -162,8 +162,14 @@ func appendUint64(dst []byte, v uint64) []byte {
 }
 
 // tableStart and tableEnd bound every data key of a table.
-func tableStart(id uint64) []byte { return appendUint64([]byte{spaceData}, id) }
-func tableEnd(id uint64) []byte   { return appendUint64([]byte{spaceData}, id+1) }
+func tableStart(id uint64) []byte { return appendTableStart(nil, id) }
+func tableEnd(id uint64) []byte   { return appendTableStart(nil, id+1) }
+
+// appendTableStart appends the smallest data key of table id (so id+1's is
+// the end of id's data).
+func appendTableStart(dst []byte, id uint64) []byte {
+	return appendUint64(append(dst, spaceData), id)
+}
 
 // appendRowPrefix appends the part every data key of row starts with. It is
 // also the smallest key of the row, so it serves as an inclusive lower bound
@@ -178,9 +184,13 @@ func appendRowPrefix(dst []byte, tableID uint64, row []byte) []byte {
 // bound for "rows <= row". The terminator's last byte (0x01) becomes 0x02,
 // which is still below the 0xFF of any longer row's escaped zero.
 func rowPrefixEnd(tableID uint64, row []byte) []byte {
-	k := appendRowPrefix(nil, tableID, row)
-	k[len(k)-1]++
-	return k
+	return appendRowPrefixEnd(nil, tableID, row)
+}
+
+func appendRowPrefixEnd(dst []byte, tableID uint64, row []byte) []byte {
+	dst = appendRowPrefix(dst, tableID, row)
+	dst[len(dst)-1]++
+	return dst
 }
 
 // rowBound is the lower data bound of the rows >= row in a table; the empty

@@ -365,11 +365,10 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, plain []store.Ro
 	defer readScratchPool.Put(rs)
 	if len(rows) == 1 { // the common Get: bound the iterator to the row
 		rs.lower = appendRowPrefix(rs.lower[:0], t.id, rows[0])
-		rs.upper = append(rs.upper[:0], rs.lower...)
-		rs.upper[len(rs.upper)-1]++ // as rowPrefixEnd
+		rs.upper = appendRowPrefixEnd(rs.upper[:0], t.id, rows[0])
 	} else {
-		rs.lower = appendUint64(append(rs.lower[:0], spaceData), t.id)   // tableStart
-		rs.upper = appendUint64(append(rs.upper[:0], spaceData), t.id+1) // tableEnd
+		rs.lower = appendTableStart(rs.lower[:0], t.id)
+		rs.upper = appendTableStart(rs.upper[:0], t.id+1)
 	}
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: rs.lower, UpperBound: rs.upper})
 	if err != nil {
