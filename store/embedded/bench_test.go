@@ -211,15 +211,7 @@ func BenchmarkCommentWriteEngine(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "comments/s")
 }
 
-func BenchmarkCommentWriteRawPebble(b *testing.B) { commentWriteRaw(b, false) }
-
-// BenchmarkArrivalWriteRawPebble is the harness's write arrival in raw
-// Pebble: the order put first, as the write actor creates it, then the
-// comment write above. make bench sets the harness's comment writes
-// against it.
-func BenchmarkArrivalWriteRawPebble(b *testing.B) { commentWriteRaw(b, true) }
-
-func commentWriteRaw(b *testing.B, orderPut bool) {
+func BenchmarkCommentWriteRawPebble(b *testing.B) {
 	db, err := pebble.Open(b.TempDir(), pebbleOptions(vfs.Default, nil))
 	if err != nil {
 		b.Fatal(err)
@@ -237,11 +229,6 @@ func commentWriteRaw(b *testing.B, orderPut bool) {
 	for b.Loop() {
 		commentKeys(&k, n)
 		n++
-		if orderPut {
-			if err := db.Set(k[0], benchValue[:40], pebble.NoSync); err != nil {
-				b.Fatal(err)
-			}
-		}
 		v, closer, err := db.Get(k[0])
 		if err != nil || len(v) == 0 {
 			b.Fatalf("order %q: %v", k[0], err)
