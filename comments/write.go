@@ -98,11 +98,17 @@ func (s *System) commentMutations(c model.Comment) ([]tableMutation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []tableMutation{
-		{keys.Comment, store.Put(ck, cell(val))},
-		{keys.UserComment, store.Put(uk, cell(ck))},
-		{keys.ProductComment, store.Put(pk, cell(ck))},
-	}, nil
+	// One allocation holds the three puts and their cells.
+	w := &struct {
+		muts  [3]tableMutation
+		cells [3]store.Cell
+	}{cells: [3]store.Cell{cell(val), cell(ck), cell(ck)}}
+	w.muts = [3]tableMutation{
+		{keys.Comment, store.Put(ck, w.cells[0:1:1]...)},
+		{keys.UserComment, store.Put(uk, w.cells[1:2:2]...)},
+		{keys.ProductComment, store.Put(pk, w.cells[2:3:3]...)},
+	}
+	return w.muts[:], nil
 }
 
 func (s *System) checkOrder(ctx context.Context, c model.Comment) error {

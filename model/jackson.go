@@ -73,7 +73,8 @@ func (w *jsonWriter) bytes(n string, v []byte) {
 // rowKey writes the seed's getRowKey(): the ids, each of which its id10
 // refuses unless it is exactly 10 characters, as Jackson would propagate.
 func (w *jsonWriter) rowKey(ids ...string) {
-	var key []byte
+	var buf [64]byte // the seed's keys are two ids of 10 characters
+	key := buf[:0]
 	for _, id := range ids {
 		if utf8.RuneCountInString(id) != 10 {
 			w.err = fmt.Errorf("rowKey: id %q must be exactly 10 chars (the seed's id10)", id)
@@ -86,16 +87,21 @@ func (w *jsonWriter) rowKey(ids ...string) {
 
 const upperHex = "0123456789ABCDEF"
 
-// appendJacksonString quotes s as Jackson's default generator does.
+// appendJacksonString quotes s as Jackson's default generator does. Runs
+// of bytes written as they are are copied whole.
 func appendJacksonString(b []byte, s string) []byte {
 	b = append(b, '"')
+	from := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[from:i]...)
+		from = i + 1
 		switch {
 		case c == '"' || c == '\\':
 			b = append(b, '\\', c)
-		case c >= 0x20:
-			b = append(b, c)
 		case c == '\b':
 			b = append(b, '\\', 'b')
 		case c == '\t':
@@ -110,12 +116,13 @@ func appendJacksonString(b []byte, s string) []byte {
 			b = append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xf])
 		}
 	}
+	b = append(b, s[from:]...)
 	return append(b, '"')
 }
 
 // marshalJackson writes the five entities as the seed does.
 func marshalJackson(v any) ([]byte, error) {
-	w := &jsonWriter{b: make([]byte, 0, 256)}
+	w := &jsonWriter{b: make([]byte, 0, 256+contentLen(v))}
 	w.open()
 	switch e := deref(v).(type) {
 	case User:
@@ -154,6 +161,21 @@ func marshalJackson(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: %w", v, w.err)
 	}
 	return w.b, nil
+}
+
+// contentLen is the length of v's free text, so an encoding is sized once.
+func contentLen(v any) int {
+	switch e := v.(type) {
+	case Comment:
+		return len(e.Content)
+	case *Comment:
+		return len(e.Content)
+	case Product:
+		return len(e.Content) * 4 / 3
+	case *Product:
+		return len(e.Content) * 4 / 3
+	}
+	return 0
 }
 
 func deref(v any) any {

@@ -1,8 +1,10 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Each entity's value, byte for byte as the seed's Jackson mapper writes
@@ -77,4 +79,27 @@ func TestReadsBothEditedNames(t *testing.T) {
 	if err != nil || c.IsEdited {
 		t.Errorf("edited false: %+v %v", c, err)
 	}
+}
+
+// Any valid UTF-8 string quotes to a JSON string that decodes back to it,
+// with no raw control character left in it.
+func FuzzJacksonStringRoundTrips(f *testing.F) {
+	for _, s := range []string{"", "plain", `a"b\c`, "\x00\x1f\b\t\n\f\r", "좋아요 <b>\u2028</b>", "\x7f end"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		q := appendJacksonString(nil, s)
+		for _, c := range q {
+			if c < 0x20 {
+				t.Fatalf("%q: raw control byte %#x in %q", s, c, q)
+			}
+		}
+		var back string
+		if err := json.Unmarshal(q, &back); err != nil || back != s {
+			t.Fatalf("%q quoted %q decodes to %q, %v", s, q, back, err)
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxContentChars bounds MaxChars: far beyond any review, and small enough
@@ -68,24 +69,41 @@ func (c ContentSpec) Text(r *rand.Rand, chars int) string {
 	return b.String()
 }
 
-func (c ContentSpec) word(r *rand.Rand) string {
+func (c ContentSpec) word(r *rand.Rand) word {
 	if r.Float64() < c.Korean {
 		return koreanWords[r.IntN(len(koreanWords))]
 	}
 	return englishWords[r.IntN(len(englishWords))]
 }
 
-// writePrefix writes at most n runes of w and returns how many it wrote.
-func writePrefix(b *strings.Builder, w string, n int) int {
-	written := 0
-	for _, ch := range w {
-		if written == n {
-			break
-		}
-		b.WriteRune(ch)
-		written++
+// A word is a review word and its length in runes: Text counts runes, and
+// a word that fits whole is written in one go.
+type word struct {
+	s     string
+	runes int
+}
+
+func words(ws ...string) []word {
+	out := make([]word, len(ws))
+	for i, w := range ws {
+		out[i] = word{w, utf8.RuneCountInString(w)}
 	}
-	return written
+	return out
+}
+
+// writePrefix writes at most n runes of w and returns how many it wrote.
+func writePrefix(b *strings.Builder, w word, n int) int {
+	if w.runes <= n {
+		b.WriteString(w.s)
+		return w.runes
+	}
+	cut := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(w.s[cut:])
+		cut += size
+	}
+	b.WriteString(w.s[:cut])
+	return n
 }
 
 // ContentOfBytes returns exactly nbytes bytes of valid UTF-8 mixing 3-byte
@@ -99,9 +117,9 @@ func ContentOfBytes(r *rand.Rand, nbytes int) string {
 			b.WriteByte(' ')
 			left--
 		}
-		w := koreanWords[r.IntN(len(koreanWords))]
+		w := koreanWords[r.IntN(len(koreanWords))].s
 		if r.IntN(2) == 0 {
-			w = englishWords[r.IntN(len(englishWords))]
+			w = englishWords[r.IntN(len(englishWords))].s
 		}
 		if len(w) > left {
 			w = fillerBytes(r, left)
@@ -129,20 +147,20 @@ func fillerBytes(r *rand.Rand, n int) string {
 
 // Words people write in product reviews, so listings look like the real
 // thing when someone inspects the tables.
-var koreanWords = []string{
+var koreanWords = words(
 	"좋아요", "배송", "빠르고", "만족합니다", "가격", "대비", "품질", "최고예요",
 	"재구매", "의사", "있어요", "포장", "꼼꼼하게", "왔어요", "사이즈", "딱",
 	"맞아요", "색상", "예뻐요", "생각보다", "작아요", "아쉬워요", "추천합니다", "튼튼하고",
 	"가볍고", "편해요", "별로예요", "그냥", "그래요", "정말", "너무", "마음에",
 	"들어요", "선물용으로", "샀는데", "부모님이", "좋아하세요", "냄새", "교환", "했어요",
 	"디자인", "깔끔해요", "가성비", "두번째", "구매", "입니다", "감사합니다", "느려요",
-}
+)
 
-var englishWords = []string{
+var englishWords = words(
 	"great", "fast", "shipping", "quality", "love", "it", "would", "buy",
 	"again", "size", "fits", "perfectly", "color", "is", "nice", "cheap",
 	"smaller", "than", "expected", "recommend", "sturdy", "comfortable", "packaging", "was",
 	"damaged", "works", "fine", "value", "for", "money", "returned", "gift",
 	"my", "kids", "the", "product", "arrived", "late", "not", "bad",
 	"excellent", "okay", "disappointed", "five", "stars", "soft", "light", "broke",
-}
+)

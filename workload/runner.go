@@ -310,7 +310,8 @@ func (r *run) startWorkers(wg *sync.WaitGroup, ws []*Worker) {
 // closedLoop runs actors back to back, as fast as the backend answers.
 func (r *run) closedLoop(w *Worker) {
 	for {
-		ok, counted := r.ticket(time.Now())
+		now := time.Now() // the ticket's instant is the arrival's
+		ok, counted := r.ticket(now)
 		if !ok {
 			return
 		}
@@ -319,7 +320,7 @@ func (r *run) closedLoop(w *Worker) {
 			r.arrived.Add(1)
 		}
 		name, a := r.mix.pick(w.r)
-		w.arrive(r.opCtx, name, a, time.Now(), false)
+		w.arrive(r.opCtx, name, a, now, false)
 	}
 }
 
