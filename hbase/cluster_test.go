@@ -514,3 +514,36 @@ func TestClusterMoveRegionAndBadFamily(t *testing.T) {
 		t.Fatalf("Get unknown family: %v", err)
 	}
 }
+
+// The test server answers a point call with nothing queued on the reading
+// goroutine, but never one behind a slow call: a Get sent while a delayed
+// Get is in flight on the same connection is answered first.
+func TestServerPointCallNotHeldBehindSlowOne(t *testing.T) {
+	tc := startCluster(t)
+	c, ctx := tc.c, context.Background()
+	tc.createLoaded(t, "o", 10)
+	if _, err := c.Get(ctx, "o", key(1), ""); err != nil { // locates the region
+		t.Fatal(err)
+	}
+	gets := tc.cl.Calls()["Get"]
+	tc.cl.SetLatency(300 * time.Millisecond)
+	order := make(chan string, 2)
+	go func() {
+		_, err := c.Get(ctx, "o", key(1), "")
+		order <- fmt.Sprint("slow ", err)
+	}()
+	// The slow call's frame is read (and its latency fixed) before this
+	// returns: the counters count it as read.
+	for deadline := time.Now().Add(5 * time.Second); tc.cl.Calls()["Get"] == gets; {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never reached the server")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tc.cl.SetLatency(0)
+	_, err := c.Get(ctx, "o", key(2), "")
+	order <- fmt.Sprint("fast ", err)
+	if first, second := <-order, <-order; first != "fast <nil>" || second != "slow <nil>" {
+		t.Fatalf("answered %q then %q, want the fast call first", first, second)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -391,6 +392,113 @@ func TestDialNotHBase(t *testing.T) {
 			}
 			if d := time.Since(start); d > 2*time.Second {
 				t.Fatalf("Dial took %v", d)
+			}
+		})
+	}
+}
+
+// A caller reading for the others that is cancelled hands the reading on:
+// the call still waiting gets its answer, and the cancelled one's late
+// answer is dropped.
+func TestConnCancelledReaderHandsOn(t *testing.T) {
+	arrived := make(chan request, 2)
+	var mu sync.Mutex
+	var rcs *respConn
+	s := newResponder(t, func(rc *respConn, req request) {
+		mu.Lock()
+		rcs = rc
+		mu.Unlock()
+		arrived <- req
+	})
+	cn, err := dialConn(context.Background(), s.addr(), wire.ServiceClient, "root", time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cn.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := cn.call(ctx, "Get", getReq("a"), nil, 10*time.Second)
+		first <- err
+	}()
+	reqA := <-arrived
+	time.Sleep(20 * time.Millisecond) // a has the read token, waiting for its answer
+	second := make(chan error, 1)
+	go func() {
+		msg, _, err := cn.call(context.Background(), "Get", getReq("b"), nil, 10*time.Second)
+		if err == nil && rowOf(t, msg) != "b" {
+			err = errors.New("b got another row")
+		}
+		second <- err
+	}()
+	reqB := <-arrived
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	mu.Lock()
+	echoRow(rcs, reqA) // late: dropped
+	echoRow(rcs, reqB)
+	mu.Unlock()
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting call was not answered after the reader left")
+	}
+	if !cn.alive() {
+		t.Fatal("connection died")
+	}
+}
+
+// An idle connection the server closed, or sent a connection-level
+// exception on, is found dead when taken for the next call, before a
+// request is written to it, and its onDead runs once.
+func TestConnIdleDeathNoticedBeforeUse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kill func(rc *respConn)
+		want string
+	}{
+		{"closed", func(rc *respConn) { rc.nc.Close() }, "EOF"},
+		{"exception", func(rc *respConn) {
+			rc.wmu.Lock()
+			defer rc.wmu.Unlock()
+			_ = wire.WriteResponse(rc.nc, &pb.ResponseHeader{CallId: proto.Uint32(connCallID), Exception: &pb.ExceptionResponse{
+				ExceptionClassName: proto.String(wire.ExcDoNotRetryIO), StackTrace: proto.String("going away"),
+			}}, nil, nil)
+		}, "going away"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answered := make(chan *respConn, 1)
+			s := newResponder(t, func(rc *respConn, req request) {
+				echoRow(rc, req)
+				answered <- rc
+			})
+			var deaths atomic.Int32
+			cn, err := dialConn(context.Background(), s.addr(), wire.ServiceClient, "root", time.Second, func() { deaths.Add(1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cn.close()
+			if _, _, err := cn.call(context.Background(), "Get", getReq("a"), nil, time.Second); err != nil {
+				t.Fatal(err)
+			}
+			tc.kill(<-answered)
+			time.Sleep(50 * time.Millisecond) // the close or the frame reaches the client
+			if cn.alive() {
+				t.Fatal("alive after the server's " + tc.name)
+			}
+			if n := deaths.Load(); n != 1 {
+				t.Fatalf("onDead ran %d times, want 1", n)
+			}
+			cn.mu.Lock()
+			err = cn.err
+			cn.mu.Unlock()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("death %v, want it to say %q", err, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,45 @@
+//go:build unix
+
+package hbase
+
+import (
+	"errors"
+	"net"
+	"syscall"
+)
+
+// probeResult is what a look at an idle connection's socket found.
+type probeResult int
+
+const (
+	probeIdle     probeResult = iota // nothing to read: usable
+	probeReadable                    // bytes or a close wait: read them before use
+)
+
+// socketProbe returns a look at nc's receive queue that takes nothing from
+// it (a non-blocking MSG_PEEK), or nil when nc is not a bare socket (TLS
+// and SASL layers keep bytes of their own).
+func socketProbe(nc net.Conn) func() probeResult {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nil
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return func() probeResult {
+		var b [1]byte
+		var perr error
+		err := rc.Read(func(fd uintptr) bool {
+			_, _, perr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			return true // never wait
+		})
+		if err == nil && (errors.Is(perr, syscall.EAGAIN) || errors.Is(perr, syscall.EINTR)) {
+			return probeIdle
+		}
+		// A byte (a frame), none with no error (the peer closed), an
+		// error (a reset): the read that follows takes it or says why.
+		return probeReadable
+	}
+}
