@@ -248,6 +248,9 @@ func (s *System) scanBranch(ctx context.Context, l keys.Listing, branch int, fro
 		if l.Filtered && !l.Matches(r.Key) {
 			return true
 		}
+		if rows == nil {
+			rows = make([]store.Row, 0, min(n, 64)) // a page's rows in one allocation
+		}
 		rows = append(rows, r)
 		return len(rows) < n
 	})

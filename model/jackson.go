@@ -122,7 +122,7 @@ func appendJacksonString(b []byte, s string) []byte {
 
 // marshalJackson writes the five entities as the seed does.
 func marshalJackson(v any) ([]byte, error) {
-	w := &jsonWriter{b: make([]byte, 0, 256+contentLen(v))}
+	w := &jsonWriter{b: make([]byte, 0, sizeHint(v))}
 	w.open()
 	switch e := deref(v).(type) {
 	case User:
@@ -163,19 +163,19 @@ func marshalJackson(v any) ([]byte, error) {
 	return w.b, nil
 }
 
-// contentLen is the length of v's free text, so an encoding is sized once.
-func contentLen(v any) int {
-	switch e := v.(type) {
+// sizeHint is about the length of v's encoding: the fields' bytes, their
+// names and punctuation, and the rowKey's base64. An encoding is then
+// sized once, and not much larger than it needs (the buffer is zeroed).
+func sizeHint(v any) int {
+	switch e := deref(v).(type) {
 	case Comment:
-		return len(e.Content)
-	case *Comment:
-		return len(e.Content)
+		return 112 + len(e.OrderID) + len(e.ProductID) + len(e.UserID) + len(e.Content) + 24 + 4*(len(e.OrderID)+len(e.ProductID)+2)/3
+	case Order:
+		return 40 + len(e.ID) + len(e.UserID) + 4*(len(e.ID)+2)/3
 	case Product:
-		return len(e.Content) * 4 / 3
-	case *Product:
-		return len(e.Content) * 4 / 3
+		return 128 + len(e.ID) + len(e.SellerID) + 4*(len(e.Content)+2)/3 + 4*(len(e.ID)+2)/3
 	}
-	return 0
+	return 256
 }
 
 func deref(v any) any {
