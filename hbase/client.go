@@ -238,11 +238,11 @@ func (c *Client) getConn(ctx context.Context, addr, service string) (*conn, erro
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if cn := c.conns[k]; cn != nil && cn.alive() {
-		c.mu.Unlock()
+	cn := c.conns[k]
+	c.mu.Unlock()
+	if cn != nil && cn.alive() { // outside c.mu: alive may read a frame
 		return cn, nil
 	}
-	c.mu.Unlock()
 	var onDead func()
 	if service == wire.ServiceClient {
 		// A lost region-server connection invalidates its regions (§7.3).
