@@ -65,12 +65,15 @@ type Options struct {
 	CacheSize int64
 }
 
+// defaultCacheSize is Options.CacheSize's default for a writable engine.
+const defaultCacheSize = 512 << 20
+
 func (o *Options) setDefaults() {
 	if o.Servers <= 0 {
 		o.Servers = 3
 	}
 	if o.CacheSize <= 0 {
-		o.CacheSize = 512 << 20
+		o.CacheSize = defaultCacheSize
 		if o.ReadOnly {
 			o.CacheSize = 64 << 20
 		}

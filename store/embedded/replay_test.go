@@ -45,7 +45,7 @@ func BenchmarkArrivalReplayRawPebble(b *testing.B) {
 // replayOptions are the engine's Pebble options at its default block cache.
 func replayOptions() *pebble.Options {
 	o := pebbleOptions(vfs.Default, nil)
-	o.CacheSize = 512 << 20
+	o.CacheSize = defaultCacheSize
 	return o
 }
 
