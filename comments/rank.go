@@ -16,6 +16,11 @@ import (
 // the ranks beyond n that a longer earlier ranking left (unless the System
 // keeps the seed's stale ranks). The writes are per row, not atomic: a
 // reader can see a ranking half replaced, as on HBase.
+//
+// Rank 1 is written alone, before the rest. A batch spanning regions on
+// several servers lands in no set order (a client sends each server its
+// part at once), and a check tells a stale rank by its being older than
+// rank 1: with rank 1 first, every rank of this ranking is at least as new.
 func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys [][]byte) error {
 	if len(commentKeys) > keys.MaxRank {
 		return fmt.Errorf("rank upsert %s: %d comments: want at most %d", productID, len(commentKeys), keys.MaxRank)
@@ -34,6 +39,12 @@ func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys 
 			return err
 		}
 		muts = append(muts, stale...)
+	}
+	if len(commentKeys) > 0 {
+		if err := s.st.Mutate(ctx, keys.ProductRank, muts[0]); err != nil {
+			return fmt.Errorf("rank upsert %s: %w", productID, err)
+		}
+		muts = muts[1:]
 	}
 	if len(muts) == 0 {
 		return nil

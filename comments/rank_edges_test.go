@@ -305,3 +305,53 @@ func TestIndexRowWithNoValue(t *testing.T) {
 		t.Errorf("page %+v, %v; want the empty row unfound, then the comment", pg.Entries, err)
 	}
 }
+
+// rankWrites notes the rows of each Mutate of the rank table, in order.
+type rankWrites struct {
+	store.Store
+	calls [][]string
+}
+
+func (s *rankWrites) Mutate(ctx context.Context, table string, m ...store.Mutation) error {
+	if table == keys.ProductRank {
+		var rows []string
+		for _, mu := range m {
+			rows = append(rows, string(mu.Row))
+		}
+		s.calls = append(s.calls, rows)
+	}
+	return s.Store.Mutate(ctx, table, m...)
+}
+
+// Rank 1 is written alone and before every other rank of its ranking, so
+// no rank of it can land before rank 1 however the batch is spread over
+// servers (a check calls a rank older than rank 1 stale).
+func TestRankOneWrittenFirstAlone(t *testing.T) {
+	eng, err := embedded.Open(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	rw := &rankWrites{Store: eng}
+	f := newFixtureOn(t, rw, keys.Unique, comments.Bounded)
+	p := f.product()
+	ck := []byte("0123456789abcdefghij")
+	for _, n := range []int{3, 1} {
+		rw.calls = nil
+		if err := f.sys.UpsertRanks(f.ctx, p, slices.Repeat([][]byte{ck}, n)); err != nil {
+			t.Fatal(err)
+		}
+		r1, err := f.sys.Layout().RankKey(p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rw.calls) == 0 || len(rw.calls[0]) != 1 || rw.calls[0][0] != string(r1) {
+			t.Fatalf("%d ranks: rank writes %q; want rank 1 %q alone first", n, rw.calls, r1)
+		}
+		for _, c := range rw.calls[1:] {
+			if slices.Contains(c, string(r1)) {
+				t.Fatalf("%d ranks: rank 1 written again in %q", n, c)
+			}
+		}
+	}
+}
