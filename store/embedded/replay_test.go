@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -140,16 +141,8 @@ func (c *capturing) Mutate(ctx context.Context, name string, muts ...store.Mutat
 // cells of row, as putCells makes them.
 func appendCellKVs(kvs [][2][]byte, t *table, row []byte, cells []store.Cell, now int64) [][2][]byte {
 	for _, cell := range cells {
-		ts := cell.Timestamp
-		if ts == 0 {
-			ts = now
-		}
-		v := cell.Value
-		if t.cellTTL {
-			v = sealValue(nil, v, ts, 0)
-		}
-		k := appendCellKey(nil, t.id, row, t.def, cell.Qualifier, ts)
-		kvs = append(kvs, [2][]byte{k, append([]byte(nil), v...)})
+		k, v := cellKV(nil, nil, t, row, cell, now)
+		kvs = append(kvs, [2][]byte{k, bytes.Clone(v)})
 	}
 	return kvs
 }

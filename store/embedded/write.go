@@ -150,20 +150,30 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 	return nil
 }
 
+// cellKV appends to key the Pebble key of cell c of row in t, and returns
+// it with the value Pebble keeps (sealed, into sealed, when t's cells carry
+// a TTL). A zero timestamp becomes now.
+func cellKV(key, sealed []byte, t *table, row []byte, c store.Cell, now int64) (k, v []byte) {
+	ts := c.Timestamp
+	if ts == 0 {
+		ts = now
+	}
+	v = c.Value
+	if t.cellTTL {
+		v = sealValue(sealed, v, ts, 0)
+	}
+	return appendCellKey(key, t.id, row, t.def, c.Qualifier, ts), v
+}
+
 // putCells adds a row's cells to b, in the default family; a zero
 // timestamp becomes now.
 func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.Cell, now int64, ws *writeScratch, w rowWrite) rowWrite {
 	for _, c := range cells {
-		ts := c.Timestamp
-		if ts == 0 {
-			ts = now
-		}
-		v := c.Value
+		var v []byte
+		ws.key, v = cellKV(ws.key[:0], ws.sealed[:0], t, row, c, now)
 		if t.cellTTL {
-			ws.sealed = sealValue(ws.sealed[:0], v, ts, 0)
-			v = ws.sealed
+			ws.sealed = v
 		}
-		ws.key = appendCellKey(ws.key[:0], t.id, row, t.def, c.Qualifier, ts)
 		_ = b.Set(ws.key, v, nil) // Set copies; errors only on a closed batch
 		w.size += int64(len(ws.key) + len(v))
 		w.bytesIn += uint64(len(row) + len(c.Qualifier) + len(c.Value))
