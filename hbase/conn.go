@@ -55,7 +55,7 @@ type conn struct {
 	nc      net.Conn
 	r       *bufio.Reader
 	rd      chan struct{} // the read token
-	probe   func() probeResult
+	probe   func() (idle bool)
 
 	wmu sync.Mutex // serialises frame writes
 
@@ -134,7 +134,7 @@ func (c *conn) alive() bool {
 	default:
 		return true // a caller is reading: it notices a close itself
 	}
-	if c.r.Buffered() > 0 || c.probe() != probeIdle {
+	if c.r.Buffered() > 0 || !c.probe() {
 		_ = c.nc.SetReadDeadline(time.Now().Add(time.Second))
 		c.readFrame()
 		_ = c.nc.SetReadDeadline(time.Time{})

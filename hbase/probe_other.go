@@ -4,13 +4,6 @@ package hbase
 
 import "net"
 
-type probeResult int
-
-const (
-	probeIdle probeResult = iota
-	probeReadable
-)
-
 // socketProbe has no portable peek here: a reader goroutine watches the
 // connection instead.
-func socketProbe(net.Conn) func() probeResult { return nil }
+func socketProbe(net.Conn) func() (idle bool) { return nil }

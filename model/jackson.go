@@ -122,9 +122,10 @@ func appendJacksonString(b []byte, s string) []byte {
 
 // marshalJackson writes the five entities as the seed does.
 func marshalJackson(v any) ([]byte, error) {
-	w := &jsonWriter{b: make([]byte, 0, sizeHint(v))}
+	ent := deref(v)
+	w := &jsonWriter{b: make([]byte, 0, sizeHint(ent))}
 	w.open()
-	switch e := deref(v).(type) {
+	switch e := ent.(type) {
 	case User:
 		w.str("id", e.ID)
 		w.str("name", e.Name)
@@ -163,11 +164,12 @@ func marshalJackson(v any) ([]byte, error) {
 	return w.b, nil
 }
 
-// sizeHint is about the length of v's encoding: the fields' bytes, their
-// names and punctuation, and the rowKey's base64. An encoding is then
-// sized once, and not much larger than it needs (the buffer is zeroed).
-func sizeHint(v any) int {
-	switch e := deref(v).(type) {
+// sizeHint is about the length of entity ent's encoding: the fields'
+// bytes, their names and punctuation, and the rowKey's base64. An encoding
+// is then sized once, and not much larger than it needs (the buffer is
+// zeroed).
+func sizeHint(ent any) int {
+	switch e := ent.(type) {
 	case Comment:
 		return 112 + len(e.OrderID) + len(e.ProductID) + len(e.UserID) + len(e.Content) + 24 + 4*(len(e.OrderID)+len(e.ProductID)+2)/3
 	case Order:
