@@ -355,3 +355,46 @@ func TestRankOneWrittenFirstAlone(t *testing.T) {
 		}
 	}
 }
+
+// noLength is the unique design with no length in its product-comment key:
+// the ranking job reads each comment for its length.
+const noLength = `name: no-length
+tables:
+  user: {key: id}
+  seller: {key: id}
+  product: {key: id}
+  order: {key: id}
+  comment: {key: orderId productId}
+  user-comment: {key: userId revTs orderId productId}
+  product-comment: {key: productId lit(c) revTs orderId}
+  product-comment-rank: {key: productId lit(r) rank}
+`
+
+// An index row whose comment is gone ranks nothing when the index key does
+// not hold the comment's length: the product's ranking is its live
+// comments alone.
+func TestRankJobSkipsDanglingIndexRows(t *testing.T) {
+	l, err := keys.Parse("no-length.yaml", []byte(noLength))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, l, comments.Bounded)
+	u, p := f.user(), f.product()
+	live := f.comment(u, f.order(u), p, "kept", ts0)
+	gone := f.comment(u, f.order(u), p, "a longer comment, deleted", ts0+1)
+	ck, err := l.CommentKey(gone.OrderID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.Mutate(f.ctx, keys.Comment, store.Delete(ck)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.sys.RankJob(f.ctx, []string{p})
+	if err != nil || st.Ranked != 1 {
+		t.Fatalf("rank job: %+v, %v; want the one live comment ranked", st, err)
+	}
+	top, err := f.sys.Ranked(f.ctx, p, 10)
+	if err != nil || len(top.Comments()) != 1 || top.Comments()[0].OrderID != live.OrderID {
+		t.Fatalf("ranked: %+v, %v; want only %s", top.Comments(), err, live.OrderID)
+	}
+}

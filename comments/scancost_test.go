@@ -44,3 +44,26 @@ func TestSeedScanCostGrowsWithTheTable(t *testing.T) {
 		t.Errorf("fixed (unique keys, bounded scans): second page read %d rows with 10 products, %d with 40: want the same, at most 11", bs, bl)
 	}
 }
+
+// A filtered listing (time-led keys: the owner is past the prefix) cannot
+// bound its scan, so the client stops it: a page of 10 reads the page and
+// the one row that says a next page exists, not a row more.
+func TestFilteredPageStopsAtItsLastRow(t *testing.T) {
+	d, err := keys.Builtin("time-led")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, d, comments.Bounded)
+	p := f.product()
+	if l, _ := d.Listing(keys.ProductComment, p); !l.Filtered {
+		t.Fatal("time-led product listings are not filtered: the test needs one that is")
+	}
+	f.fillProducts([]string{p}, 15)
+	page, err := f.sys.ProductPage(f.ctx, p, nil, 10)
+	if err != nil || len(page.Comments()) != 10 || page.Next == nil {
+		t.Fatalf("first page: %d comments, next %x, %v", len(page.Comments()), page.Next, err)
+	}
+	if got := page.Scan.RowsScanned; got != 11 {
+		t.Errorf("first page read %d rows, want 11", got)
+	}
+}

@@ -19,6 +19,9 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		`{"timestamp":-0,"edited":true,"isEdited":false}`,
 		`{"timestamp":1.5}`, `{"timestamp":01}`, `{"content":"a\"b"}`, `{"content":"\xff"}`,
 		`{"id":null}`, `{}`, `{"id":"x"} junk`, `{"id":"x",}`, `{"nested":{"a":1}}`, `[1]`, ``,
+		// Cut short inside every kind of value, and of an unknown key's.
+		`{"timestamp":1`, `{"timestamp":-`, `{"timestamp":`, `{"edited":tru`, `{"id":"ab`, `{"id":"a\`,
+		`{"extra":12`, `{"extra":"ab`, `{"extra":fals`, `{"extra":`, `{"id"`, `{`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -47,7 +50,7 @@ func agree[T any](t *testing.T, data []byte) {
 // The entities the harness writes take the fast path (else it would be
 // dead code), and what they decode to is what was written.
 func TestFlatTakesWhatTheHarnessWrites(t *testing.T) {
-	c := Comment{OrderID: "o000000001", ProductID: "p000000002", UserID: "u000000003", Content: "배송이 빨라요 great", Timestamp: 1700000000123, IsEdited: true}
+	c := Comment{OrderID: "o000000001", ProductID: "p000000002", UserID: "u000000003", Content: "배송이 빨라요 great", Timestamp: 1763697906123, IsEdited: true} // a 9 among its digits
 	o := Order{ID: "o000000001", UserID: "u000000003"}
 	u := User{ID: "u000000003", Name: "Kim", Nickname: "k"}
 	s := Seller{ID: "s000000001", Name: "Shop"}
