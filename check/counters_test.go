@@ -646,6 +646,16 @@ func TestCounterBadComments(t *testing.T) {
 					t.Error("the repair deleted the bad comment's index rows")
 				}
 			}},
+		// Neither of its rows is its own, so the second is an extra
+		// reference; neither is mismatched, and both stay.
+		{name: "a comment whose value does not parse, with a second row", inject: func(d *dataset) {
+			c := d.byProd[d.products[0]][1]
+			d.put(keys.Comment, d.ck(c), []byte("{not json"))
+			copied := c
+			copied.Timestamp -= 3
+			d.put(keys.ProductComment, d.productKey(copied), d.ck(c))
+		}, want: map[string]int64{"refs.bad": 1, "product-comment.extra": 1}, plan: repairPlan{cannot: note},
+			after: map[string]int64{"refs.bad": 1, "product-comment.extra": 1}},
 		{name: "a comment row with no value cell", inject: func(d *dataset) {
 			c := d.byProd[d.products[1]][0] // the shortest: unranked
 			d.del(keys.Comment, d.ck(c))
@@ -718,8 +728,15 @@ func TestCounterMissingUser(t *testing.T) {
 		}, want: map[string]int64{"refs.missing_user": 36},
 			plan: repairPlan{cannot: []string{fmt.Sprintf(brokenRefs, 36)}}, after: map[string]int64{"refs.missing_user": 36},
 			also: func(t *testing.T, d *dataset, r Report) {
-				if n := len(r.References.MissingUser.Samples); n != MaxSamples {
-					t.Errorf("36 missing users, %d samples; want the first %d", n, MaxSamples)
+				// One sample per missing user, with how many comments name it.
+				s := r.References.MissingUser.Samples
+				if len(s) != len(d.users) {
+					t.Fatalf("%d missing users, %d samples %q; want one each", len(d.users), len(s), s)
+				}
+				for _, x := range s {
+					if !strings.HasSuffix(x, " and 8 more") {
+						t.Errorf("sample %q: want it to end with the user's other 8 comments", x)
+					}
 				}
 			}},
 		{name: "a comment by a user never created", designs: []string{"unique", "hashed"}, inject: func(d *dataset) {

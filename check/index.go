@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"commentbench/extsort"
 	"commentbench/keys"
@@ -22,9 +23,10 @@ func groupOf(key []byte, g int) []byte { return key[:min(g, len(key))] }
 
 // expected is a comment's expected index row.
 type expected struct {
-	edited bool
-	ck     []byte // the comment's row key
-	key    []byte // the index key its fields produce
+	edited     bool
+	referenced bool   // matched to a row of the group
+	ck         []byte // the comment's row key
+	key        []byte // the index key its fields produce
 }
 
 func encodeExpected(edited bool, ck, key []byte) []byte {
@@ -43,29 +45,33 @@ func decodeExpected(v []byte) expected {
 	return expected{edited: v[0] == 1, ck: bytes.Clone(v[2 : 2+n]), key: bytes.Clone(v[2+n:])}
 }
 
-// Tags of index rows sorted by the comment they point at.
-const (
-	tagMatch   byte = 'm' // the row is its comment's expected row
-	tagNoMatch byte = 'n' // it is not: mismatched, or undefined if the comment is missing
-)
-
 // index checks one index table against the comments' expected rows. Both
 // streams are sorted by group; within a group (one owner, one millisecond)
-// rows and comments are matched in memory. Every row is then sorted by the
-// comment it points at, to find extra references and tell a mismatched row
-// from an undefined one.
-func (c *checker) index(ctx context.Context, table string, exp *extsort.Sorter) (IndexReport, error) {
+// rows and comments are matched in memory. The rows that are not their
+// comment's own (strays) are then sorted by the comment they point at, to
+// find extra references and tell a mismatched row from an undefined one.
+//
+// Only strays are sorted, not every row: a comment has at most one row of
+// its own, and it has one unless it is among the unlisted (the comments
+// with none, and the bad ones, which the pass files there). On consistent
+// data both sorts are empty.
+func (c *checker) index(ctx context.Context, table string, exp, unlisted *extsort.Sorter) (IndexReport, error) {
 	r := IndexReport{Table: table}
 	defer exp.Close() // its buffer is not needed past the match
-	byValue := c.sorter()
-	defer byValue.Close()
-	if err := c.matchGroups(ctx, table, exp, &r, byValue); err != nil {
+	defer unlisted.Close()
+	strays := c.sorter()
+	defer strays.Close()
+	if err := c.matchGroups(ctx, table, exp, &r, sinks{strays, unlisted}); err != nil {
 		return r, err
 	}
-	return r, c.resolve(ctx, table, byValue, &r)
+	return r, c.resolve(ctx, table, strays, unlisted, &r)
 }
 
-func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, byValue *extsort.Sorter) error {
+// sinks are where matching files what resolve needs: strays (comment key
+// -> the row's key) and unlisted comments (comment key, no value).
+type sinks struct{ strays, unlisted *extsort.Sorter }
+
+func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, out sinks) error {
 	g := c.groupLen(table)
 	nextExp, stopExp := iter.Pull2(sorted(exp))
 	defer stopExp()
@@ -84,7 +90,7 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 			grp = append(grp, rows.row)
 			rows.advance()
 		}
-		if merr := c.match(table, comments, grp, r, byValue); merr != nil {
+		if merr := c.match(table, comments, grp, r, out); merr != nil {
 			return merr
 		}
 	}
@@ -131,66 +137,74 @@ func nextGroup(expKey []byte, expOK bool, rows *cursor, g int) []byte {
 	return bytes.Clone(rk)
 }
 
+// Row states in a group's match.
+const (
+	rowStray byte = iota // not its comment's own row: mismatched or undefined, told apart by resolve
+	rowOwn               // its comment's expected row
+	rowBad               // its value is not a comment key
+)
+
 // match pairs one group's rows with its comments. A row is its comment's
 // when its key is the comment's expected key, or, for an edited comment,
-// any key of the group (the row holds the length before the edit).
-func (c *checker) match(table string, comments []expected, rows []store.Row, r *IndexReport, byValue *extsort.Sorter) error {
-	referenced := map[string]bool{}
-	tagAt := map[string]byte{} // row key -> tag
-	valAt := map[string][]byte{}
-	bad := map[string]bool{} // keys whose value is not a comment key
+// any key of the group (the row holds the length before the edit). Rows
+// come in key order, so a comment's expected row is found by a binary
+// search; groups are small, so the comment a row points at by a look down
+// the group's few comments.
+func (c *checker) match(table string, comments []expected, rows []store.Row, r *IndexReport, out sinks) error {
+	state := make([]byte, len(rows))
 	ckLen := c.o.Layout.Table(keys.Comment).Len
-	for _, row := range rows {
+	for i, row := range rows {
 		v, _ := row.Value(keys.Qualifier)
 		if len(v) != ckLen {
 			key, val := bytes.Clone(row.Key), bytes.Clone(v)
-			bad[string(key)] = true
+			state[i] = rowBad
 			r.BadValue.add(1, func() string {
 				return fmt.Sprintf("%s holds %q, not a %d-byte comment key", c.describe(table, key), val, ckLen)
 			})
 			c.repair.del(table, key) // a comment wanting this key gets its row back
 			continue
 		}
-		tag := tagNoMatch
-		if e := find(comments, v); e != nil && !referenced[string(v)] && c.rowOf(table, row.Key, e) {
-			referenced[string(v)], tag = true, tagMatch
+		if e := find(comments, v); e != nil && !e.referenced && c.rowOf(table, row.Key, e) {
+			e.referenced, state[i] = true, rowOwn
 			r.Referenced++
+			continue
 		}
-		tagAt[string(row.Key)], valAt[string(row.Key)] = tag, v
-		if err := byValue.Add(v, append([]byte{tag}, row.Key...)); err != nil {
+		if err := out.strays.Add(v, row.Key); err != nil {
 			return err
 		}
 	}
 	for _, e := range comments {
-		if referenced[string(e.ck)] {
+		if e.referenced {
 			continue
 		}
-		if bad[string(e.key)] {
+		if err := out.unlisted.Add(e.ck, nil); err != nil {
+			return err
+		}
+		j, taken := slices.BinarySearchFunc(rows, e.key, func(row store.Row, k []byte) int { return bytes.Compare(row.Key, k) })
+		switch {
+		case taken && state[j] == rowBad:
 			// Its row is there, its value spoilt: one finding, counted as
 			// the bad value; the repair writes the row back whole.
 			c.repair.put(table, e.key, e.ck)
-			continue
-		}
-		tag, taken := tagAt[string(e.key)]
-		if taken && tag == tagMatch {
-			other := valAt[string(e.key)]
+		case taken && state[j] == rowOwn:
+			other, _ := rows[j].Value(keys.Qualifier)
 			c.hidden(e.ck)
 			r.Collided.add(1, func() string {
 				return fmt.Sprintf("%s wanted by %s, holds %s", c.describe(table, e.key),
 					c.describe(keys.Comment, e.ck), c.describe(keys.Comment, other))
 			})
-			continue
+		default:
+			r.Unreferenced.add(1, func() string {
+				s := fmt.Sprintf("%s: no %s", c.describe(keys.Comment, e.ck), c.describe(table, e.key))
+				if e.edited {
+					// Its row was written with the length before the edit, which
+					// the comment no longer records: a collision looks the same.
+					s += " (edited since; key length as now)"
+				}
+				return s
+			})
+			c.repair.put(table, e.key, e.ck) // a stray row in its place is deleted first
 		}
-		r.Unreferenced.add(1, func() string {
-			s := fmt.Sprintf("%s: no %s", c.describe(keys.Comment, e.ck), c.describe(table, e.key))
-			if e.edited {
-				// Its row was written with the length before the edit, which
-				// the comment no longer records: a collision looks the same.
-				s += " (edited since; key length as now)"
-			}
-			return s
-		})
-		c.repair.put(table, e.key, e.ck) // a nomatch row in its place is deleted first
 	}
 	return nil
 }
@@ -223,38 +237,49 @@ func find(es []expected, ck []byte) *expected {
 // unreadable says whether a comment row is a bad comment (counted among
 // the references'): nothing can be said of its index rows.
 func (c *checker) unreadable(row store.Row) bool {
-	_, err := c.parseComment(row)
-	return err != nil
+	return c.parse(row).err != nil
 }
 
-// resolve walks the rows by the comment they point at: more than one row
-// for a comment is an extra reference; a row that did not match is
-// mismatched when its comment exists, undefined when it does not.
-func (c *checker) resolve(ctx context.Context, table string, byValue *extsort.Sorter, r *IndexReport) error {
+// resolve walks the strays by the comment they point at. A comment has
+// its own row unless it is unlisted; each row past its first is an extra
+// reference. A stray is mismatched when its comment exists, undefined when
+// it does not.
+func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *extsort.Sorter, r *IndexReport) error {
 	comments := newCursor(c.rows(ctx, keys.Comment, store.Scan{}))
 	defer comments.close()
-	var cur []byte
-	n := 0
-	for rec, err := range sorted(byValue) {
+	nextUnlisted, stopUnlisted := iter.Pull2(sorted(unlisted))
+	defer stopUnlisted()
+	u, uerr, uok := nextUnlisted()
+	var ck []byte
+	var n int
+	var found, readable bool
+	for rec, err := range sorted(strays) {
 		if err != nil {
 			return err
 		}
-		if n > 0 && bytes.Equal(rec.Key, cur) {
-			n++
-			ck := bytes.Clone(cur)
+		if n == 0 || !bytes.Equal(rec.Key, ck) { // the first stray of a comment
+			ck = bytes.Clone(rec.Key)
+			found = comments.seek(ck)
+			readable = found && !c.unreadable(comments.row)
+			for uok && bytes.Compare(u.Key, ck) < 0 {
+				u, uerr, uok = nextUnlisted()
+			}
+			if uerr != nil {
+				return uerr
+			}
+			n = 0
+			if found && !(uok && bytes.Equal(u.Key, ck)) {
+				n = 1 // its own row
+			}
+		}
+		n++
+		if n > 1 {
 			r.Extra.add(1, func() string { return fmt.Sprintf("%s has %d rows in %s", c.describe(keys.Comment, ck), n, table) })
-		} else {
-			cur, n = bytes.Clone(rec.Key), 1
 		}
-		if rec.Val[0] == tagMatch {
-			continue
-		}
-		key := bytes.Clone(rec.Val[1:])
-		ck := bytes.Clone(rec.Key)
-		found := comments.seek(ck)
-		if found && c.unreadable(comments.row) {
+		if found && !readable {
 			continue // its comment is counted bad; its rows are not the fault, and stay
 		}
+		key := bytes.Clone(rec.Val)
 		if found {
 			want := c.expectedKey(table, comments.row)
 			r.Mismatched.add(1, func() string {

@@ -61,6 +61,59 @@ func (c *checker) rows(ctx context.Context, table string, sc store.Scan) iter.Se
 	}
 }
 
+// ahead runs seq in a goroutine of its own, a few batches ahead of the
+// caller, and applies prep to each element there.
+func ahead[In, Out any](ctx context.Context, seq iter.Seq2[In, error], prep func(In) Out) iter.Seq2[Out, error] {
+	return func(yield func(Out, error) bool) {
+		sctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		batches := make(chan []Out, readAhead)
+		var seqErr error
+		go func() {
+			defer close(batches)
+			batch := make([]Out, 0, batchRows)
+			send := func() bool {
+				select {
+				case batches <- batch:
+					batch = make([]Out, 0, batchRows)
+					return true
+				case <-sctx.Done():
+					return false
+				}
+			}
+			for in, err := range seq {
+				if err != nil {
+					seqErr = err
+					return
+				}
+				if batch = append(batch, prep(in)); len(batch) == batchRows && !send() {
+					return
+				}
+			}
+			if len(batch) > 0 {
+				send()
+			}
+		}()
+		stopped := false
+	batches:
+		for b := range batches {
+			for _, out := range b {
+				if !yield(out, nil) {
+					stopped = true
+					break batches
+				}
+			}
+		}
+		cancel()
+		for range batches { // until the goroutine has returned: seqErr is set
+		}
+		if seqErr != nil && !stopped {
+			var zero Out
+			yield(zero, seqErr)
+		}
+	}
+}
+
 // How far a scan runs ahead of the check: readAhead batches of batchRows.
 const (
 	readAhead = 4
@@ -141,17 +194,17 @@ func (c *checker) expectedKey(table string, row store.Row) string {
 		return ""
 	}
 	k, err := c.o.Layout.Encode(keys.Key{Table: table, UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID,
-		Timestamp: cm.Timestamp, ContentLen: cm.ContentLen()})
+		Timestamp: cm.Timestamp, ContentLen: cm.ContentLen})
 	if err != nil {
 		return ""
 	}
 	return c.describe(table, k)
 }
 
-func decodeComment(codec model.Codec, r store.Row) (model.Comment, error) {
+func decodeComment(codec model.Codec, r store.Row) (model.CommentHead, error) {
 	v, ok := r.Value(keys.Qualifier)
 	if !ok {
-		return model.Comment{}, fmt.Errorf("no %s:%s cell", keys.Family, keys.Qualifier)
+		return model.CommentHead{}, fmt.Errorf("no %s:%s cell", keys.Family, keys.Qualifier)
 	}
-	return model.Decode[model.Comment](codec, v)
+	return model.DecodeHead(codec, v)
 }

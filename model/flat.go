@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 )
@@ -19,6 +20,7 @@ import (
 type flatField struct {
 	name    string
 	str     *string
+	length  *int // a string kept only as its length in bytes
 	num     *int64
 	boolean *bool
 }
@@ -114,27 +116,40 @@ func (p *flatParser) end() bool {
 }
 
 // plainString reads a string without escapes, control bytes or invalid
-// UTF-8 (which encoding/json would rewrite), returning its bytes.
+// UTF-8 (which encoding/json would rewrite), returning its bytes. The
+// closing quote is found first and the string checked after, a word at a
+// time: a comment's text is most of what a check reads.
 func (p *flatParser) plainString() ([]byte, bool) {
 	if !p.consume('"') {
 		return nil, false
 	}
-	start := p.i
-	ascii := true
-	for ; p.i < len(p.b); p.i++ {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			return s, ascii || utf8.Valid(s)
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
+	n := bytes.IndexByte(p.b[p.i:], '"')
+	if n < 0 {
+		return nil, false
+	}
+	s := p.b[p.i : p.i+n]
+	p.i += n + 1
+	// A backslash before a quote escapes it: declined here either way.
+	return s, bytes.IndexByte(s, '\\') < 0 && !hasControl(s) && utf8.Valid(s)
+}
+
+// hasControl reports a byte below 0x20 in s, which JSON strings must
+// escape.
+func hasControl(s []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		if (x-0x20*ones)&^x&highs != 0 { // some byte < 0x20
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return true
 		}
 	}
-	return nil, false
+	return false
 }
 
 func (p *flatParser) value(f flatField) bool {
@@ -142,6 +157,10 @@ func (p *flatParser) value(f flatField) bool {
 	case f.str != nil:
 		s, ok := p.plainString()
 		*f.str = string(s)
+		return ok
+	case f.length != nil:
+		s, ok := p.plainString()
+		*f.length = len(s)
 		return ok
 	case f.num != nil:
 		n, ok := p.integer()
@@ -208,6 +227,22 @@ func (p *flatParser) skipScalar() bool {
 		_, ok := p.literal()
 		return ok
 	}
+}
+
+// decodeHeadFast decodes a comment's head by decodeFlat, as decodeFast a
+// comment, the content measured and not copied.
+func decodeHeadFast(data []byte, h *CommentHead) bool {
+	var c CommentHead
+	if !decodeFlat(data, []flatField{
+		{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
+		{name: "userId", str: &c.UserID}, {name: "content", length: &c.ContentLen},
+		{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
+		{name: "isEdited", boolean: new(bool)},
+	}) || bytes.Contains(data, []byte(`"isEdited"`)) {
+		return false
+	}
+	*h = c
+	return true
 }
 
 // decodeFast decodes the entities it knows by decodeFlat; false for any

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -26,6 +27,7 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		agreeHead(t, data)
 		agree[Comment](t, data)
 		agree[Order](t, data)
 		agree[User](t, data)
@@ -44,6 +46,22 @@ func agree[T any](t *testing.T, data []byte) {
 	}
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("%T from %q: fast path %+v, encoding/json %+v", slow, data, fast, slow)
+	}
+}
+
+// A comment's head decodes as the whole comment does, less the text.
+func agreeHead(t *testing.T, data []byte) {
+	t.Helper()
+	var fast CommentHead
+	if !decodeHeadFast(data, &fast) {
+		return
+	}
+	var slow Comment
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("head from %q: fast path accepted, encoding/json: %v", data, err)
+	}
+	if fast != slow.Head() {
+		t.Fatalf("head from %q: fast path %+v, encoding/json %+v", data, fast, slow.Head())
 	}
 }
 
@@ -67,6 +85,11 @@ func TestFlatTakesWhatTheHarnessWrites(t *testing.T) {
 			t.Fatalf("%T: decoded %+v, wrote %+v", v, got, v)
 		}
 	}
+	b, _ := JSON.Marshal(c)
+	var h CommentHead
+	if !decodeHeadFast(b, &h) || h != c.Head() || h.ContentLen != len("배송이 빨라요 great") {
+		t.Fatalf("the head of %s: %+v, fast path %v; want %+v", b, h, decodeHeadFast(b, &h), c.Head())
+	}
 }
 
 // Absent fields keep what they held, as encoding/json leaves them.
@@ -74,5 +97,27 @@ func TestFlatKeepsAbsentFields(t *testing.T) {
 	o := Order{ID: "old", UserID: "kept"}
 	if err := JSON.Unmarshal([]byte(`{"id":"new"}`), &o); err != nil || o != (Order{ID: "new", UserID: "kept"}) {
 		t.Fatalf("got %+v, %v", o, err)
+	}
+}
+
+// hasControl finds a control byte at every position of strings longer and
+// shorter than its word, beside bytes that borrow (0x20, 0x00, 0xff).
+func TestHasControlEveryPosition(t *testing.T) {
+	for n := 0; n <= 19; n++ {
+		for _, fill := range []byte{' ', 'a', 0xff, 0x80, 0x7f} {
+			s := bytes.Repeat([]byte{fill}, n)
+			if hasControl(s) {
+				t.Fatalf("%q: found a control byte where none is", s)
+			}
+			for i := range n {
+				for _, c := range []byte{0x00, 0x01, 0x1f} {
+					s[i] = c
+					if !hasControl(s) {
+						t.Fatalf("%q: missed the control byte at %d", s, i)
+					}
+				}
+				s[i] = fill
+			}
+		}
 	}
 }

@@ -101,6 +101,32 @@ func (jsonCodec) Unmarshal(data []byte, v any) error {
 	return nil
 }
 
+// CommentHead is a comment without its text, whose length it keeps: what
+// a consistency check reads, since keys hold the length and never the text.
+type CommentHead struct {
+	OrderID, ProductID, UserID string
+	Timestamp                  int64
+	IsEdited                   bool
+	ContentLen                 int
+}
+
+// Head is the comment's head.
+func (c Comment) Head() CommentHead {
+	return CommentHead{OrderID: c.OrderID, ProductID: c.ProductID, UserID: c.UserID,
+		Timestamp: c.Timestamp, IsEdited: c.IsEdited, ContentLen: c.ContentLen()}
+}
+
+// DecodeHead is Decode[Comment]'s head, without copying the text where
+// the codec allows.
+func DecodeHead(c Codec, data []byte) (CommentHead, error) {
+	var h CommentHead
+	if _, ok := c.(jsonCodec); ok && decodeHeadFast(data, &h) {
+		return h, nil
+	}
+	cm, err := Decode[Comment](c, data)
+	return cm.Head(), err
+}
+
 // Decode unmarshals data into a new T.
 func Decode[T any](c Codec, data []byte) (T, error) {
 	var v T
