@@ -715,6 +715,17 @@ func TestCounterOrderUser(t *testing.T) {
 	})
 }
 
+// A counter counts every finding and keeps the first MaxSamples.
+func TestCounterKeepsTheFirstSamples(t *testing.T) {
+	var c Counter
+	for i := range MaxSamples + 2 {
+		c.add(2, func() string { return fmt.Sprint(i) })
+	}
+	if c.Count != 2*(MaxSamples+2) || len(c.Samples) != MaxSamples || c.Samples[MaxSamples-1] != fmt.Sprint(MaxSamples-1) {
+		t.Errorf("count %d, samples %q; want %d and the first %d", c.Count, c.Samples, 2*(MaxSamples+2), MaxSamples)
+	}
+}
+
 func TestCounterMissingUser(t *testing.T) {
 	runCounterFaults(t, []counterFault{
 		{name: "a user deleted, with their nine comments", inject: func(d *dataset) {
@@ -744,8 +755,8 @@ func TestCounterMissingUser(t *testing.T) {
 		}, want: map[string]int64{"refs.missing_user": 1},
 			plan: repairPlan{cannot: []string{fmt.Sprintf(brokenRefs, 1)}}, after: map[string]int64{"refs.missing_user": 1},
 			also: func(t *testing.T, d *dataset, r Report) {
-				if s := r.References.MissingUser.Samples[0]; !strings.Contains(s, "NobodyUser") {
-					t.Errorf("sample %q does not name the missing user", s)
+				if s := r.References.MissingUser.Samples[0]; !strings.Contains(s, "NobodyUser") || strings.Contains(s, " more") {
+					t.Errorf("sample %q: want it to name the missing user and its one referrer alone", s)
 				}
 			}},
 	})
