@@ -94,6 +94,7 @@ type Sorter struct {
 	chunks [][]byte
 	cur    int
 	recs   []rec
+	spare  []rec // sortBuf's second buffer, kept for the next spill
 	mem    int
 
 	n       int64
@@ -187,8 +188,40 @@ func (s *Sorter) val(r rec) []byte {
 // precede the record placed there after them and are indistinguishable from
 // each other. This makes an unstable sort with a position tie-break
 // equivalent to slices.SortStableFunc on the key, and several times faster.
+//
+// The records are first distributed by their key's first byte (a stable
+// counting sort), and each bucket then sorted alone: a few dozen buckets
+// take five or six rounds of comparisons off every record.
 func (s *Sorter) sortBuf() {
-	slices.SortFunc(s.recs, func(a, b rec) int {
+	var start [258]int // bucket b's records start at start[b]; 0 is the empty key, 1+c a first byte c
+	for _, r := range s.recs {
+		start[s.bucket(r)+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	by := slices.Grow(s.spare[:0], len(s.recs))[:len(s.recs)]
+	next := start
+	for _, r := range s.recs {
+		b := s.bucket(r)
+		by[next[b]] = r
+		next[b]++
+	}
+	s.recs, s.spare = by, s.recs[:0]
+	for b := range len(start) - 1 {
+		s.sortRecs(s.recs[start[b]:start[b+1]])
+	}
+}
+
+func (s *Sorter) bucket(r rec) int {
+	if r.klen == 0 {
+		return 0
+	}
+	return 1 + int(s.chunks[r.chunk][r.off])
+}
+
+func (s *Sorter) sortRecs(recs []rec) {
+	slices.SortFunc(recs, func(a, b rec) int {
 		if c := bytes.Compare(s.key(a), s.key(b)); c != 0 {
 			return c
 		}
@@ -395,7 +428,7 @@ func (s *Sorter) Close() error {
 			errs = append(errs, fmt.Errorf("extsort: remove %s: %w", s.dir, err))
 		}
 	}
-	s.chunks, s.recs, s.runs, s.w = nil, nil, nil, nil
+	s.chunks, s.recs, s.spare, s.runs, s.w = nil, nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 

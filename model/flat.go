@@ -25,41 +25,42 @@ type flatField struct {
 	boolean *bool
 }
 
-// decodeFlat fills fields from b and reports whether it could. Keys not
-// among fields are skipped when their value is a plain scalar. On false the
-// targets may be partly written: the caller decodes again from scratch.
-func decodeFlat(b []byte, fields []flatField) bool {
+// decodeFlat fills fields from b and reports which it found (bit i for
+// fields[i]) and whether it could. Keys not among fields are skipped when
+// their value is a plain scalar. On false the targets may be partly
+// written: the caller decodes again from scratch.
+func decodeFlat(b []byte, fields []flatField) (found uint64, ok bool) {
 	var seen uint64 // fields already set: a repeated key declines
 	p := flatParser{b: b}
 	if !p.consume('{') {
-		return false
+		return 0, false
 	}
 	if p.consume('}') {
-		return p.end()
+		return 0, p.end()
 	}
 	for {
 		key, ok := p.plainString()
 		if !ok || !p.consume(':') {
-			return false
+			return 0, false
 		}
 		i := fieldIndex(fields, key)
 		switch {
 		case i < 0:
 			if foldsToField(fields, key) || !p.skipScalar() {
-				return false
+				return 0, false
 			}
 		case seen&(1<<i) != 0:
-			return false
+			return 0, false
 		default:
 			seen |= 1 << i
 			if !p.value(fields[i]) {
-				return false
+				return 0, false
 			}
 		}
 		if p.consume(',') {
 			continue
 		}
-		return p.consume('}') && p.end()
+		return seen, p.consume('}') && p.end()
 	}
 }
 
@@ -233,17 +234,23 @@ func (p *flatParser) skipScalar() bool {
 // comment, the content measured and not copied.
 func decodeHeadFast(data []byte, h *CommentHead) bool {
 	var c CommentHead
-	if !decodeFlat(data, []flatField{
+	found, ok := decodeFlat(data, []flatField{
 		{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
 		{name: "userId", str: &c.UserID}, {name: "content", length: &c.ContentLen},
 		{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
 		{name: "isEdited", boolean: new(bool)},
-	}) || bytes.Contains(data, []byte(`"isEdited"`)) {
+	})
+	if !ok || found&legacyEdited != 0 {
 		return false
 	}
 	*h = c
 	return true
 }
+
+// legacyEdited is a comment's legacy "isEdited" among its flat fields (the
+// last): Comment.UnmarshalJSON weighs it against "edited", so the fast
+// path leaves a comment that has it to encoding/json.
+const legacyEdited = 1 << 6
 
 // decodeFast decodes the entities it knows by decodeFlat; false for any
 // other type or input.
@@ -251,30 +258,31 @@ func decodeFast(data []byte, v any) bool {
 	switch e := v.(type) {
 	case *Comment:
 		var c Comment // Comment.UnmarshalJSON starts from zero
-		if !decodeFlat(data, []flatField{
+		found, ok := decodeFlat(data, []flatField{
 			{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
 			{name: "userId", str: &c.UserID}, {name: "content", str: &c.Content},
 			{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
-			{name: "isEdited", boolean: new(bool)}, // legacy: encoding/json's rule applies
-		}) || bytes.Contains(data, []byte(`"isEdited"`)) {
+			{name: "isEdited", boolean: new(bool)},
+		})
+		if !ok || found&legacyEdited != 0 {
 			return false
 		}
 		*e = c
 	case *Order:
 		o := *e // encoding/json leaves absent fields as they were
-		if !decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}}) {
+		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}}); !ok {
 			return false
 		}
 		*e = o
 	case *User:
 		u := *e
-		if !decodeFlat(data, []flatField{{name: "id", str: &u.ID}, {name: "name", str: &u.Name}, {name: "nickname", str: &u.Nickname}}) {
+		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &u.ID}, {name: "name", str: &u.Name}, {name: "nickname", str: &u.Nickname}}); !ok {
 			return false
 		}
 		*e = u
 	case *Seller:
 		s := *e
-		if !decodeFlat(data, []flatField{{name: "id", str: &s.ID}, {name: "name", str: &s.Name}}) {
+		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &s.ID}, {name: "name", str: &s.Name}}); !ok {
 			return false
 		}
 		*e = s
