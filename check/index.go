@@ -40,9 +40,10 @@ func encodeExpected(edited bool, ck, key []byte) []byte {
 	return append(b, key...)
 }
 
+// decodeExpected reads what encodeExpected wrote; the slices are v's.
 func decodeExpected(v []byte) expected {
 	n := int(v[1])
-	return expected{edited: v[0] == 1, ck: bytes.Clone(v[2 : 2+n]), key: bytes.Clone(v[2+n:])}
+	return expected{edited: v[0] == 1, ck: v[2 : 2+n], key: v[2+n:]}
 }
 
 // index checks one index table against the comments' expected rows. Both
@@ -71,30 +72,49 @@ func (c *checker) index(ctx context.Context, table string, exp, unlisted *extsor
 // -> the row's key) and unlisted comments (comment key, no value).
 type sinks struct{ strays, unlisted *extsort.Sorter }
 
+// matchGroups walks both streams a group at a time. A group's comments
+// and rows are held only until the next group, in buffers reused from
+// group to group.
 func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, out sinks) error {
 	g := c.groupLen(table)
-	nextExp, stopExp := iter.Pull2(sorted(exp))
-	defer stopExp()
-	rec, err, expOK := nextExp()
+	it, err := exp.Sort()
+	if err != nil {
+		return err
+	}
+	expOK := it.Next()
 	rows := newCursor(c.decodable(ctx, table, r))
 	defer rows.close()
-	for (expOK || rows.ok) && err == nil {
-		gk := nextGroup(rec.Key, expOK, rows, g)
-		var comments []expected
-		for expOK && bytes.Equal(rec.Key, gk) {
-			comments = append(comments, decodeExpected(rec.Val))
-			rec, err, expOK = nextExp()
+	var (
+		gk, vals, state []byte
+		ends            []int
+		comments        []expected
+		grp             []store.Row
+	)
+	for expOK || rows.ok {
+		gk = nextGroup(gk[:0], it.Record().Key, expOK, rows, g)
+		vals, ends = vals[:0], ends[:0]
+		for expOK && bytes.Equal(it.Record().Key, gk) {
+			vals = append(vals, it.Record().Val...)
+			ends = append(ends, len(vals))
+			expOK = it.Next()
 		}
-		var grp []store.Row
+		comments = comments[:0]
+		start := 0
+		for _, end := range ends {
+			comments = append(comments, decodeExpected(vals[start:end]))
+			start = end
+		}
+		grp = grp[:0]
 		for rows.ok && bytes.Equal(groupOf(rows.row.Key, g), gk) {
 			grp = append(grp, rows.row)
 			rows.advance()
 		}
-		if merr := c.match(table, comments, grp, r, out); merr != nil {
-			return merr
+		state = append(state[:0], make([]byte, len(grp))...)
+		if err := c.match(table, comments, grp, state, r, out); err != nil {
+			return err
 		}
 	}
-	if err != nil {
+	if err := it.Err(); err != nil {
 		return err
 	}
 	return rows.close()
@@ -122,19 +142,20 @@ func (c *checker) decodable(ctx context.Context, table string, r *IndexReport) i
 	}
 }
 
-// nextGroup is the smaller of the two streams' next group keys.
-func nextGroup(expKey []byte, expOK bool, rows *cursor, g int) []byte {
+// nextGroup appends to dst the smaller of the two streams' next group
+// keys.
+func nextGroup(dst, expKey []byte, expOK bool, rows *cursor, g int) []byte {
 	switch {
 	case !rows.ok:
-		return bytes.Clone(expKey)
+		return append(dst, expKey...)
 	case !expOK:
-		return bytes.Clone(groupOf(rows.row.Key, g))
+		return append(dst, groupOf(rows.row.Key, g)...)
 	}
 	rk := groupOf(rows.row.Key, g)
 	if bytes.Compare(expKey, rk) <= 0 {
-		return bytes.Clone(expKey)
+		return append(dst, expKey...)
 	}
-	return bytes.Clone(rk)
+	return append(dst, rk...)
 }
 
 // Row states in a group's match.
@@ -150,8 +171,8 @@ const (
 // come in key order, so a comment's expected row is found by a binary
 // search; groups are small, so the comment a row points at by a look down
 // the group's few comments.
-func (c *checker) match(table string, comments []expected, rows []store.Row, r *IndexReport, out sinks) error {
-	state := make([]byte, len(rows))
+// state holds a row state per row, all rowStray to start with.
+func (c *checker) match(table string, comments []expected, rows []store.Row, state []byte, r *IndexReport, out sinks) error {
 	ckLen := c.o.Layout.Table(keys.Comment).Len
 	for i, row := range rows {
 		v, _ := row.Value(keys.Qualifier)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -46,12 +47,13 @@ func (r *repairs) add(f func()) {
 	f()
 }
 
+// put and del keep copies: the checks hand them bytes they reuse.
 func (r *repairs) put(table string, key, val []byte) {
-	r.add(func() { r.puts = append(r.puts, indexAction{table, key, val}) })
+	r.add(func() { r.puts = append(r.puts, indexAction{table, bytes.Clone(key), bytes.Clone(val)}) })
 }
 
 func (r *repairs) del(table string, key []byte) {
-	r.add(func() { r.dels = append(r.dels, indexAction{table: table, key: key}) })
+	r.add(func() { r.dels = append(r.dels, indexAction{table: table, key: bytes.Clone(key)}) })
 }
 
 func (r *repairs) rerank(product string) {
