@@ -116,8 +116,8 @@ func ahead[In, Out any](ctx context.Context, seq iter.Seq2[In, error], prep func
 
 // How far a scan runs ahead of the check: readAhead batches of batchRows.
 const (
-	readAhead = 4
-	batchRows = 256
+	readAhead = 8
+	batchRows = 1024
 )
 
 // cursor pulls rows of a sorted stream one at a time, for merge joins.
