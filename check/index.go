@@ -82,7 +82,7 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 		return err
 	}
 	expOK := it.Next()
-	rows := newCursor(c.decodable(ctx, table, r))
+	rows := newCursor(c.wholeTable(ctx, table))
 	defer rows.close()
 	var (
 		gk, vals, state []byte
@@ -109,6 +109,7 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 			grp = append(grp, rows.row)
 			rows.advance()
 		}
+		r.Rows += int64(len(grp))
 		state = append(state[:0], make([]byte, len(grp))...)
 		if err := c.match(table, comments, grp, state, r, out); err != nil {
 			return err
@@ -118,28 +119,6 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 		return err
 	}
 	return rows.close()
-}
-
-// decodable streams the table's rows whose keys the design reads, counting
-// every row, and each other one as undecodable (to be deleted by a repair):
-// its bytes say nothing of which comment it was meant for.
-func (c *checker) decodable(ctx context.Context, table string, r *IndexReport) iter.Seq2[store.Row, error] {
-	return func(yield func(store.Row, error) bool) {
-		for row, err := range c.wholeTable(ctx, table) {
-			if err == nil {
-				r.Rows++
-				if _, derr := c.o.Layout.Decode(table, row.Key); derr != nil {
-					key := bytes.Clone(row.Key)
-					r.Undecodable.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(table, key), derr) })
-					c.repair.del(table, key)
-					continue
-				}
-			}
-			if !yield(row, err) {
-				return
-			}
-		}
-	}
 }
 
 // nextGroup appends to dst the smaller of the two streams' next group
@@ -160,9 +139,10 @@ func nextGroup(dst, expKey []byte, expOK bool, rows *cursor, g int) []byte {
 
 // Row states in a group's match.
 const (
-	rowStray byte = iota // not its comment's own row: mismatched or undefined, told apart by resolve
-	rowOwn               // its comment's expected row
-	rowBad               // its value is not a comment key
+	rowStray       byte = iota // not its comment's own row: mismatched or undefined, told apart by resolve
+	rowOwn                     // its comment's expected row
+	rowBad                     // its value is not a comment key
+	rowUndecodable             // its key is not one the design reads
 )
 
 // match pairs one group's rows with its comments. A row is its comment's
@@ -170,12 +150,31 @@ const (
 // any key of the group (the row holds the length before the edit). Rows
 // come in key order, so a comment's expected row is found by a binary
 // search; groups are small, so the comment a row points at by a look down
-// the group's few comments.
+// the group's few comments. A row that is not its comment's own is one of
+// the faults: its key checked first, as the design reads it (a row its
+// comment's fields made reads by construction).
+//
 // state holds a row state per row, all rowStray to start with.
 func (c *checker) match(table string, comments []expected, rows []store.Row, state []byte, r *IndexReport, out sinks) error {
 	ckLen := c.o.Layout.Table(keys.Comment).Len
 	for i, row := range rows {
 		v, _ := row.Value(keys.Qualifier)
+		if len(v) == ckLen {
+			if e := find(comments, v); e != nil && !e.referenced && c.rowOf(table, row.Key, e) {
+				e.referenced, state[i] = true, rowOwn
+				r.Referenced++
+				continue
+			}
+		}
+		if _, derr := c.o.Layout.Decode(table, row.Key); derr != nil {
+			// Its bytes say nothing of which comment it was meant for: a
+			// repair deletes it.
+			key := bytes.Clone(row.Key)
+			state[i] = rowUndecodable
+			r.Undecodable.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(table, key), derr) })
+			c.repair.del(table, key)
+			continue
+		}
 		if len(v) != ckLen {
 			key, val := bytes.Clone(row.Key), bytes.Clone(v)
 			state[i] = rowBad
@@ -183,11 +182,6 @@ func (c *checker) match(table string, comments []expected, rows []store.Row, sta
 				return fmt.Sprintf("%s holds %q, not a %d-byte comment key", c.describe(table, key), val, ckLen)
 			})
 			c.repair.del(table, key) // a comment wanting this key gets its row back
-			continue
-		}
-		if e := find(comments, v); e != nil && !e.referenced && c.rowOf(table, row.Key, e) {
-			e.referenced, state[i] = true, rowOwn
-			r.Referenced++
 			continue
 		}
 		if err := out.strays.Add(v, row.Key); err != nil {
