@@ -29,6 +29,9 @@ type expected struct {
 	key        []byte // the index key its fields produce
 }
 
+// encodeExpected is a comment's expected row as filed: a flag, the comment
+// key with its length, and the index key. Filed under its group, the key
+// is given without it (appendExpected puts it back).
 func encodeExpected(edited bool, ck, key []byte) []byte {
 	b := make([]byte, 0, 2+len(ck)+len(key))
 	flag := byte(0)
@@ -40,7 +43,16 @@ func encodeExpected(edited bool, ck, key []byte) []byte {
 	return append(b, key...)
 }
 
-// decodeExpected reads what encodeExpected wrote; the slices are v's.
+// appendExpected appends a filed expected row with its group put back
+// before its key's suffix, as decodeExpected reads it.
+func appendExpected(dst, group, filed []byte) []byte {
+	n := 2 + int(filed[1])
+	dst = append(dst, filed[:n]...)
+	dst = append(dst, group...)
+	return append(dst, filed[n:]...)
+}
+
+// decodeExpected reads an expected row; the slices are v's.
 func decodeExpected(v []byte) expected {
 	n := int(v[1])
 	return expected{edited: v[0] == 1, ck: v[2 : 2+n], key: v[2+n:]}
@@ -94,7 +106,7 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 		gk = nextGroup(gk[:0], it.Record().Key, expOK, rows, g)
 		vals, ends = vals[:0], ends[:0]
 		for expOK && bytes.Equal(it.Record().Key, gk) {
-			vals = append(vals, it.Record().Val...)
+			vals = appendExpected(vals, gk, it.Record().Val)
 			ends = append(ends, len(vals))
 			expOK = it.Next()
 		}

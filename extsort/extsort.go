@@ -438,7 +438,6 @@ type runWriter struct {
 	w       *bufio.Writer
 	path    string
 	n, size int64
-	scratch [binary.MaxVarintLen64]byte
 }
 
 func (s *Sorter) createRun() (*runWriter, error) {
@@ -464,22 +463,18 @@ func (s *Sorter) createRun() (*runWriter, error) {
 }
 
 func (rw *runWriter) write(key, val []byte) error {
-	n := binary.PutUvarint(rw.scratch[:], uint64(len(key)))
-	m := binary.PutUvarint(rw.scratch[n:], uint64(len(val)))
-	if _, err := rw.w.Write(rw.scratch[:n]); err != nil {
-		return rw.fail(err)
-	}
-	if _, err := rw.w.Write(key); err != nil {
-		return rw.fail(err)
-	}
-	if _, err := rw.w.Write(rw.scratch[n : n+m]); err != nil {
-		return rw.fail(err)
-	}
-	if _, err := rw.w.Write(val); err != nil {
+	// One Write a record: lengths and bytes gathered in the writer's own
+	// free space when they fit.
+	b := rw.w.AvailableBuffer()
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	b = binary.AppendUvarint(b, uint64(len(val)))
+	b = append(b, val...)
+	if _, err := rw.w.Write(b); err != nil {
 		return rw.fail(err)
 	}
 	rw.n++
-	rw.size += int64(n + len(key) + m + len(val))
+	rw.size += int64(len(b))
 	return nil
 }
 
