@@ -216,7 +216,10 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	rep.References = pass.refs
 	rep.Indexes = make([]IndexReport, len(indexTables))
 	var spread *DataSpread
+	// The orders and the other entities fill different counters of the
+	// references: two tasks, since the orders are as many as the comments.
 	tasks := []func() error{
+		func() error { return c.orders(ctx, pass, &rep.References) },
 		func() error { return c.entities(ctx, pass, &rep.References) },
 		func() (err error) { rep.Ranks, err = c.ranks(ctx); return },
 	}
