@@ -36,6 +36,7 @@ type Flags struct {
 	SplitMax     int64
 	NoSplits     bool
 	Sync         bool
+	BlockCache   int64 // 0: the engine's default for the mode
 
 	// hbase
 	ZooKeeper   string
@@ -77,6 +78,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.SplitInitial, "split-initial", 1<<20, "embedded: bytes at which a table's only region on a server splits")
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
+	fs.Int64Var(&f.BlockCache, "block-cache", 512<<20, "embedded: the block cache in bytes, as a region server's: a run whose data outgrows it reads more from disk, and slows")
 	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
 	f.registerHBase(fs)
 }
@@ -132,6 +134,9 @@ func (f *Flags) Validate() error {
 	}
 	if f.SplitMax < f.SplitInitial {
 		return fmt.Errorf("--split-max %d: want at least --split-initial (%d)", f.SplitMax, f.SplitInitial)
+	}
+	if f.BlockCache < 0 || (f.BlockCache > 0 && f.BlockCache < 1<<20) {
+		return fmt.Errorf("--block-cache %d: want at least 1048576 bytes (1 MiB)", f.BlockCache)
 	}
 	if f.Backend != "hbase" {
 		return nil
@@ -215,6 +220,7 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		MaxRegionSize:    f.SplitMax,
 		DisableSplits:    f.NoSplits,
 		Sync:             f.Sync,
+		CacheSize:        f.BlockCache,
 		CreateIfMissing:  mode == Create,
 		ReadOnly:         mode == ReadOnly,
 	})

@@ -272,6 +272,9 @@ func (c *checker) unreadable(row store.Row) bool {
 // reference. A stray is mismatched when its comment exists, undefined when
 // it does not.
 func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *extsort.Sorter, r *IndexReport) error {
+	if strays.Len() == 0 {
+		return nil // every row is its comment's own: nothing to read the comments for
+	}
 	comments := newCursor(c.rows(ctx, keys.Comment, store.Scan{}))
 	defer comments.close()
 	nextUnlisted, stopUnlisted := iter.Pull2(sorted(unlisted))

@@ -148,6 +148,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--server-capacity", "-3"}, "--server-capacity -3: want requests per second above 0"},
 		{[]string{"--server-capacity", "100", "--server-handlers", "0"}, "--server-handlers 0: want 1..10000"},
 		{[]string{"--settle", "2s"}, "--settle is a capacity search's"},
+		{[]string{"--block-cache", "4096"}, "--block-cache 4096: want at least 1048576 bytes (1 MiB)"},
 	} {
 		dir := t.TempDir()
 		_, errOut, code := run(t, "loadgen", append(c.args, "--preset", "ci", "--quiet", "--data-dir", filepath.Join(dir, "d"), "--out", filepath.Join(dir, "o"))...)
