@@ -2,6 +2,7 @@ package extsort
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -260,4 +261,19 @@ func caps(cs [][]byte) []int {
 		out = append(out, cap(c))
 	}
 	return out
+}
+
+// A length whose varint just needs one more byte (128, 16384) is read
+// back from a spilled run as it was written: the run's byte count must
+// agree with the lengths' own sizes.
+func TestLengthsAtVarintEdges(t *testing.T) {
+	var recs []Record
+	for i, n := range []int{127, 128, 129, 16383, 16384} {
+		recs = append(recs, Record{Key: bytes.Repeat([]byte{byte('a' + i)}, n), Val: bytes.Repeat([]byte{'v'}, n)})
+	}
+	got, s := runSort(t, recs, Options{Dir: t.TempDir(), MemLimit: 1})
+	if s.Spilled() != len(recs)-1 {
+		t.Fatalf("%d runs spilled, want one a record but the last", s.Spilled())
+	}
+	checkSame(t, got, stableSorted(recs))
 }
