@@ -17,46 +17,24 @@ import (
 // check: reading the storage and checking what was read then take a core
 // each, where in turn they took twice the time.
 func (c *checker) rows(ctx context.Context, table string, sc store.Scan) iter.Seq2[store.Row, error] {
-	return func(yield func(store.Row, error) bool) {
-		sctx, cancel := context.WithCancel(ctx)
-		batches := make(chan []store.Row, readAhead)
-		var scanErr error
-		go func() {
-			defer close(batches)
-			batch := make([]store.Row, 0, batchRows)
-			send := func() bool {
-				select {
-				case batches <- batch:
-					batch = make([]store.Row, 0, batchRows)
-					return true
-				case <-sctx.Done():
-					return false
-				}
-			}
-			_, scanErr = c.st.Scan(sctx, table, sc, func(r store.Row) bool {
-				batch = append(batch, r)
-				return len(batch) < batchRows || send()
-			})
-			if scanErr == nil && len(batch) > 0 {
-				send()
-			}
-		}()
+	scan := func(yield func(store.Row, error) bool) {
 		stopped := false
-	batches:
-		for b := range batches {
-			for _, r := range b {
+		_, err := c.st.Scan(ctx, table, sc, func(r store.Row) bool {
+			stopped = !yield(r, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(store.Row{}, fmt.Errorf("scan %s: %w", table, err))
+		}
+	}
+	return func(yield func(store.Row, error) bool) {
+		for r, err := range ahead(ctx, scan, func(r store.Row) store.Row { return r }) {
+			if err == nil {
 				c.o.Rows.Add(1)
-				if !yield(r, nil) {
-					stopped = true
-					break batches
-				}
 			}
-		}
-		cancel()
-		for range batches { // until the scan has returned: scanErr is set
-		}
-		if scanErr != nil && !stopped {
-			yield(store.Row{}, fmt.Errorf("scan %s: %w", table, scanErr))
+			if !yield(r, err) {
+				return
+			}
 		}
 	}
 }
