@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"commentbench/comments"
@@ -421,5 +422,23 @@ func TestSpreadBiggestAndRanges(t *testing.T) {
 				t.Errorf("%s region %d: range %s", td.Table, i, r.Range)
 			}
 		}
+	}
+}
+
+// The progress counters: on consistent data a check reads each row of
+// each table once (a stray-free index needs no second look at the
+// comments), and counts each comment.
+func TestProgressCountsEachRowOnce(t *testing.T) {
+	d := newDataset(t, builtin(t, "unique"))
+	var want int64
+	for _, table := range keys.Tables {
+		_, err := d.st.Scan(d.ctx, table, store.Scan{}, func(store.Row) bool { want++; return true })
+		must(t, err)
+	}
+	var rows, comments atomic.Int64
+	_, err := Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), Rows: &rows, Comments: &comments})
+	must(t, err)
+	if rows.Load() != want || comments.Load() != 36 {
+		t.Errorf("counted %d rows and %d comments; want %d and 36", rows.Load(), comments.Load(), want)
 	}
 }
