@@ -181,19 +181,17 @@ func (c *checker) match(table string, comments []expected, rows []store.Row, sta
 		if _, derr := c.o.Layout.Decode(table, row.Key); derr != nil {
 			// Its bytes say nothing of which comment it was meant for: a
 			// repair deletes it.
-			key := bytes.Clone(row.Key)
 			state[i] = rowUndecodable
-			r.Undecodable.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(table, key), derr) })
-			c.repair.del(table, key)
+			r.Undecodable.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(table, row.Key), derr) })
+			c.repair.del(table, row.Key)
 			continue
 		}
 		if len(v) != ckLen {
-			key, val := bytes.Clone(row.Key), bytes.Clone(v)
 			state[i] = rowBad
 			r.BadValue.add(1, func() string {
-				return fmt.Sprintf("%s holds %q, not a %d-byte comment key", c.describe(table, key), val, ckLen)
+				return fmt.Sprintf("%s holds %q, not a %d-byte comment key", c.describe(table, row.Key), v, ckLen)
 			})
-			c.repair.del(table, key) // a comment wanting this key gets its row back
+			c.repair.del(table, row.Key) // a comment wanting this key gets its row back
 			continue
 		}
 		if err := out.strays.Add(v, row.Key); err != nil {
@@ -282,7 +280,7 @@ func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *e
 	u, uerr, uok := nextUnlisted()
 	var ck []byte
 	var n int
-	var found, readable bool
+	var found, bad bool
 	for rec, err := range sorted(strays) {
 		if err != nil {
 			return err
@@ -290,7 +288,7 @@ func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *e
 		if n == 0 || !bytes.Equal(rec.Key, ck) { // the first stray of a comment
 			ck = bytes.Clone(rec.Key)
 			found = comments.seek(ck)
-			readable = found && !c.unreadable(comments.row)
+			bad = found && c.unreadable(comments.row)
 			for uok && bytes.Compare(u.Key, ck) < 0 {
 				u, uerr, uok = nextUnlisted()
 			}
@@ -306,10 +304,10 @@ func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *e
 		if n > 1 {
 			r.Extra.add(1, func() string { return fmt.Sprintf("%s has %d rows in %s", c.describe(keys.Comment, ck), n, table) })
 		}
-		if found && !readable {
+		if bad {
 			continue // its comment is counted bad; its rows are not the fault, and stay
 		}
-		key := bytes.Clone(rec.Val)
+		key := rec.Val
 		if found {
 			want := c.expectedKey(table, comments.row)
 			r.Mismatched.add(1, func() string {

@@ -157,14 +157,19 @@ func (c *checker) entityKeys(cm model.CommentHead) (o, u, p []byte, err error) {
 // given content length: both or neither, so a comment is expected in
 // both indexes or in none.
 func (c *checker) indexKeys(cm model.CommentHead, contentLen int) (ks [2][]byte, err error) {
-	ix := keys.Key{UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID, Timestamp: cm.Timestamp, ContentLen: contentLen}
 	for i, table := range indexTables {
-		ix.Table = table
-		if ks[i], err = c.o.Layout.Encode(ix); err != nil {
+		if ks[i], err = c.indexKey(cm, table, contentLen); err != nil {
 			return ks, err
 		}
 	}
 	return ks, nil
+}
+
+// indexKey is the comment's row in table, made with the given content
+// length.
+func (c *checker) indexKey(cm model.CommentHead, table string, contentLen int) ([]byte, error) {
+	return c.o.Layout.Encode(keys.Key{Table: table, UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID,
+		Timestamp: cm.Timestamp, ContentLen: contentLen})
 }
 
 // expect files the comment's expected row in each index. The sort key is

@@ -171,8 +171,7 @@ func (c *checker) expectedKey(table string, row store.Row) string {
 	if err != nil {
 		return ""
 	}
-	k, err := c.o.Layout.Encode(keys.Key{Table: table, UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID,
-		Timestamp: cm.Timestamp, ContentLen: cm.ContentLen})
+	k, err := c.indexKey(cm, table, cm.ContentLen)
 	if err != nil {
 		return ""
 	}

@@ -234,40 +234,40 @@ func (p *flatParser) skipScalar() bool {
 // comment, the content measured and not copied.
 func decodeHeadFast(data []byte, h *CommentHead) bool {
 	var c CommentHead
-	found, ok := decodeFlat(data, []flatField{
-		{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
-		{name: "userId", str: &c.UserID}, {name: "content", length: &c.ContentLen},
-		{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
-		{name: "isEdited", boolean: new(bool)},
-	})
-	if !ok || found&legacyEdited != 0 {
+	if !decodeCommentFlat(data, &c, flatField{length: &c.ContentLen}) {
 		return false
 	}
 	*h = c
 	return true
 }
 
-// legacyEdited is a comment's legacy "isEdited" among its flat fields (the
-// last): Comment.UnmarshalJSON weighs it against "edited", so the fast
-// path leaves a comment that has it to encoding/json.
-const legacyEdited = 1 << 6
+// decodeCommentFlat decodes a comment's fields into h, its content into
+// content's target (the text, or its length). The legacy "isEdited" key
+// (the last field) declines: Comment.UnmarshalJSON weighs it against
+// "edited", so a comment that has it is left to encoding/json.
+func decodeCommentFlat(data []byte, h *CommentHead, content flatField) bool {
+	content.name = "content"
+	found, ok := decodeFlat(data, []flatField{
+		{name: "orderId", str: &h.OrderID}, {name: "productId", str: &h.ProductID},
+		{name: "userId", str: &h.UserID}, content,
+		{name: "timestamp", num: &h.Timestamp}, {name: "edited", boolean: &h.IsEdited},
+		{name: "isEdited", boolean: new(bool)},
+	})
+	return ok && found&(1<<6) == 0
+}
 
 // decodeFast decodes the entities it knows by decodeFlat; false for any
 // other type or input.
 func decodeFast(data []byte, v any) bool {
 	switch e := v.(type) {
 	case *Comment:
-		var c Comment // Comment.UnmarshalJSON starts from zero
-		found, ok := decodeFlat(data, []flatField{
-			{name: "orderId", str: &c.OrderID}, {name: "productId", str: &c.ProductID},
-			{name: "userId", str: &c.UserID}, {name: "content", str: &c.Content},
-			{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
-			{name: "isEdited", boolean: new(bool)},
-		})
-		if !ok || found&legacyEdited != 0 {
+		var h CommentHead // Comment.UnmarshalJSON starts from zero
+		var text string
+		if !decodeCommentFlat(data, &h, flatField{str: &text}) {
 			return false
 		}
-		*e = c
+		*e = Comment{OrderID: h.OrderID, ProductID: h.ProductID, UserID: h.UserID, Content: text,
+			Timestamp: h.Timestamp, IsEdited: h.IsEdited}
 	case *Order:
 		o := *e // encoding/json leaves absent fields as they were
 		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}}); !ok {
