@@ -31,8 +31,8 @@ func TestOptionDefaults(t *testing.T) {
 	}
 	ro := Options{ReadOnly: true}
 	ro.setDefaults()
-	if ro.CacheSize != 64<<20 {
-		t.Fatalf("read-only cache %d, want %d", ro.CacheSize, 64<<20)
+	if ro.CacheSize != 8<<20 {
+		t.Fatalf("read-only cache %d, want %d", ro.CacheSize, 8<<20)
 	}
 	one := Options{Servers: 1, CacheSize: 1, InitialSplitSize: 1, MaxRegionSize: 1, Now: func() int64 { return 7 }}
 	one.setDefaults()
