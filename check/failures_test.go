@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"commentbench/keys"
 	"commentbench/store"
@@ -154,5 +155,45 @@ func TestReadReport(t *testing.T) {
 	}
 	if err := WriteReport(filepath.Join(dir, "no", "such"), want); err == nil {
 		t.Error("a report written into a missing directory")
+	}
+}
+
+// stalled is a store whose comment scan waits for its context to end, and
+// whose reads of table fail at once.
+type stalled struct {
+	store.Store
+	table   string
+	stopped chan bool // whether the comment scan was stopped
+}
+
+func (s stalled) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	switch table {
+	case s.table:
+		return store.ScanMetrics{}, errInjected
+	case keys.Comment:
+		select {
+		case <-ctx.Done():
+			s.stopped <- true
+			return store.ScanMetrics{}, ctx.Err()
+		case <-time.After(10 * time.Second):
+			s.stopped <- false
+		}
+	}
+	return s.Store.Scan(ctx, table, sc, each)
+}
+
+// An index read alongside the comments that fails stops the comment read
+// at once, and the check reports the index's failure, not the stop.
+func TestFailingIndexStopsTheCommentPass(t *testing.T) {
+	d := newDataset(t, keys.Unique)
+	for _, table := range indexTables {
+		st := stalled{Store: d.st, table: table, stopped: make(chan bool, 1)}
+		_, err := Run(d.ctx, st, Options{Layout: d.layout, TempDir: t.TempDir()})
+		if !errors.Is(err, errInjected) {
+			t.Errorf("a failing read of %s: %v, want the failure", table, err)
+		}
+		if !<-st.stopped {
+			t.Errorf("a failing read of %s left the comment pass running", table)
+		}
 	}
 }

@@ -15,22 +15,49 @@ import (
 // indexTables are the two listing indexes, in Report.Indexes order.
 var indexTables = []string{keys.UserComment, keys.ProductComment}
 
-// pass is what the one scan of the comment table produced: each index's
-// expected rows, and the orders, users and products the comments
-// reference, each in a sorter for a merge join with its table.
+// pass is what a scan of the comment table produced. The first pass
+// files the orders, users and products the comments reference, each in a
+// sorter for a merge join with its table, and sums up each index's
+// expected rows (see fingerprint). A join pass, run only for an index
+// those sums do not prove, files that index's expected rows.
 type pass struct {
-	expected [2]*extsort.Sorter
-	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
-	orders   *extsort.Sorter    // order key -> userId ‖ comment key
-	users    *referrers         // user key -> comment keys
-	products *referrers         // product key -> comment keys
+	join bool
+
+	want     [2]fingerprint
+	loose    bool            // a comment's index rows can only be matched loosely: no sum proves them
+	orders   *extsort.Sorter // order key -> userId ‖ comment key
+	users    *referrers      // user key -> comment keys
+	products *referrers      // product key -> comment keys
 	refs     RefReport
 	run      *RunReport // the run's ledger reconciled, with --run
+
+	expected [2]*extsort.Sorter // nil for an index not joined
+	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
+}
+
+func (c *checker) firstPass() *pass {
+	return &pass{orders: c.sorter(), users: c.referrers(), products: c.referrers()}
+}
+
+// joinPass files the expected rows of the indexes numbered which.
+func (c *checker) joinPass(which []int) *pass {
+	p := &pass{join: true}
+	for _, i := range which {
+		p.expected[i], p.unlisted[i] = c.sorter(), c.sorter()
+	}
+	return p
 }
 
 func (p *pass) close() {
-	for _, s := range []*extsort.Sorter{p.expected[0], p.expected[1], p.unlisted[0], p.unlisted[1], p.orders, p.users.out, p.products.out} {
-		s.Close()
+	for _, s := range []*extsort.Sorter{p.expected[0], p.expected[1], p.unlisted[0], p.unlisted[1], p.orders} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	for _, r := range []*referrers{p.users, p.products} {
+		if r != nil {
+			r.out.Close()
+		}
 	}
 }
 
@@ -38,9 +65,8 @@ func (p *pass) close() {
 // goes. A design need not keep a comment's key in its order's key order,
 // so the orders too are joined through a sort. Reading the rows, parsing
 // them and filing them each take a goroutine: filing alone takes a core.
-func (c *checker) commentPass(ctx context.Context) (*pass, error) {
-	p := &pass{expected: [2]*extsort.Sorter{c.sorter(), c.sorter()}, unlisted: [2]*extsort.Sorter{c.sorter(), c.sorter()},
-		orders: c.sorter(), users: c.referrers(), products: c.referrers()}
+// It closes p on failure.
+func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 	run, err := c.openLedger()
 	if err != nil {
 		p.close()
@@ -50,7 +76,9 @@ func (c *checker) commentPass(ctx context.Context) (*pass, error) {
 	for pc, err := range ahead(ctx, c.wholeTable(ctx, keys.Comment), c.parse) {
 		if err == nil {
 			p.refs.Comments++
-			c.o.Comments.Add(1)
+			if !p.join {
+				c.o.Comments.Add(1)
+			}
 			err = c.comment(p, pc, run.at(c, pc.row.Key))
 		}
 		if err != nil {
@@ -108,14 +136,21 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 		// It has no row of its own in either index: rows pointing at it
 		// are all extra.
 		for _, u := range p.unlisted {
+			if u == nil {
+				continue
+			}
 			if err := u.Add(ck, nil); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := c.expect(p, ck, ix, loose); err != nil {
-		return err
+	if p.join {
+		return c.expect(p, ck, ix, loose)
+	}
+	p.loose = p.loose || loose
+	for i := range ix {
+		p.want[i].add(ix[i], ck)
 	}
 	val := make([]byte, 0, len(pc.cm.UserID)+len(ck))
 	if err := p.orders.Add(pc.ok, append(append(val, pc.cm.UserID...), ck...)); err != nil {
@@ -172,12 +207,15 @@ func (c *checker) indexKey(cm model.CommentHead, table string, contentLen int) (
 		Timestamp: cm.Timestamp, ContentLen: contentLen})
 }
 
-// expect files the comment's expected row in each index. The sort key is
-// the row's group: the parts before the content length, which an edit
-// never changes (an edit changes the content length, which an index key
-// may also hold, but index rows are written once and never updated).
+// expect files the comment's expected row in each index joined. The sort
+// key is the row's group: the parts before the content length, which an
+// edit never changes (an edit changes the content length, which an index
+// key may also hold, but index rows are written once and never updated).
 func (c *checker) expect(p *pass, ck []byte, ix [2][]byte, loose bool) error {
 	for i, table := range indexTables {
+		if p.expected[i] == nil {
+			continue
+		}
 		g := min(c.groupLen(table), len(ix[i]))
 		if err := p.expected[i].Add(ix[i][:g], encodeExpected(loose, ck, ix[i][g:])); err != nil {
 			return err
