@@ -73,11 +73,15 @@ func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 		return nil, err
 	}
 	defer run.close()
+	var seen counted
+	if !p.join {
+		defer seen.flush(c.o.Comments)
+	}
 	for pc, err := range ahead(ctx, c.wholeTable(ctx, keys.Comment), c.parse) {
 		if err == nil {
 			p.refs.Comments++
 			if !p.join {
-				c.o.Comments.Add(1)
+				seen.add(c.o.Comments)
 			}
 			err = c.comment(p, pc, run.at(c, pc.row.Key))
 		}

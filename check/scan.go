@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"iter"
+	"sync/atomic"
 
 	"commentbench/extsort"
 	"commentbench/keys"
@@ -28,15 +29,35 @@ func (c *checker) rows(ctx context.Context, table string, sc store.Scan) iter.Se
 		}
 	}
 	return func(yield func(store.Row, error) bool) {
+		var n counted
+		defer n.flush(c.o.Rows)
 		for r, err := range ahead(ctx, scan, func(r store.Row) store.Row { return r }) {
 			if err == nil {
-				c.o.Rows.Add(1)
+				n.add(c.o.Rows)
 			}
 			if !yield(r, err) {
 				return
 			}
 		}
 	}
+}
+
+// counted adds to a progress counter a batch at a time: the scans run
+// at once, and an atomic add per row had their cores taking turns at
+// the counter's cache line.
+type counted int64
+
+const countEvery = 256
+
+func (n *counted) add(to *atomic.Int64) {
+	if *n++; *n == countEvery {
+		n.flush(to)
+	}
+}
+
+func (n *counted) flush(to *atomic.Int64) {
+	to.Add(int64(*n))
+	*n = 0
 }
 
 // ahead runs seq in a goroutine of its own, a few batches ahead of the
