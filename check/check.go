@@ -219,13 +219,14 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	defer pass.close()
 	rep.References = pass.refs
 	rep.Indexes = make([]IndexReport, len(indexTables))
-	var unproved []int
+	var joins []*unproved
 	for i, table := range indexTables {
-		if pass.loose || !pass.want[i].same(&listed[i]) {
-			unproved = append(unproved, i)
+		join, proved := pass.want[i].unproved(listed[i])
+		if join != nil {
+			joins = append(joins, &unproved{i: i, sums: listed[i], join: join})
 			continue
 		}
-		rep.Indexes[i] = IndexReport{Table: table, Rows: listed[i].n, Referenced: listed[i].n}
+		rep.Indexes[i] = IndexReport{Table: table, Rows: proved, Referenced: proved}
 	}
 	var spread *DataSpread
 	// The orders and the other entities fill different counters of the
@@ -235,8 +236,8 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 		func() error { return c.entities(ctx, pass, &rep.References) },
 		func() (err error) { rep.Ranks, err = c.ranks(ctx); return },
 	}
-	if len(unproved) > 0 {
-		tasks = append(tasks, func() error { return c.join(ctx, unproved, rep.Indexes) })
+	if len(joins) > 0 {
+		tasks = append(tasks, func() error { return c.join(ctx, joins, rep.Indexes) })
 	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
@@ -257,14 +258,14 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 // first reads the comments and, meanwhile, each index table: the
 // comments' references are filed, and each index's rows summed up, as
 // its comments call for them and as its table holds them.
-func (c *checker) first(ctx context.Context) (*pass, [2]fingerprint, error) {
-	var listed [2]fingerprint
+func (c *checker) first(ctx context.Context) (*pass, [2]*sums, error) {
+	listed := c.newSums()
 	var p *pass
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tasks := []func() error{func() (err error) { p, err = c.commentPass(ctx, c.firstPass()); return }}
 	for i, table := range indexTables {
-		tasks = append(tasks, func() error { return c.sum(ctx, table, &listed[i]) })
+		tasks = append(tasks, func() error { return c.sum(ctx, table, listed[i]) })
 	}
 	for i, t := range tasks {
 		tasks[i] = func() error {
@@ -284,34 +285,42 @@ func (c *checker) first(ctx context.Context) (*pass, [2]fingerprint, error) {
 	return p, listed, nil
 }
 
-// join checks the indexes numbered which row by row: a second read of the
-// comments files their expected rows, and each is joined with its table
-// (see index). Only an index whose sums disagree needs it, and the sums
-// say nothing of why: the join finds each row at fault.
-func (c *checker) join(ctx context.Context, which []int, out []IndexReport) error {
-	p, err := c.commentPass(ctx, c.joinPass(which))
+// unproved is an index whose sums did not prove it whole: the buckets to
+// join (see sums).
+type unproved struct {
+	i    int // in indexTables
+	sums *sums
+	join []bool
+}
+
+// join checks the unproved indexes row by row, in the buckets whose sums
+// disagree: a second read of the comments files the rows they call for
+// there, and each index is joined with its table (see index). The sums
+// say nothing of why they disagree: the join finds each row at fault.
+func (c *checker) join(ctx context.Context, us []*unproved, out []IndexReport) error {
+	p, err := c.commentPass(ctx, c.joinPass(us))
 	if err != nil {
 		return err
 	}
 	defer p.close()
 	var tasks []func() error
-	for _, i := range which {
+	for _, u := range us {
 		tasks = append(tasks, func() (err error) {
-			out[i], err = c.index(ctx, indexTables[i], p.expected[i], p.unlisted[i])
+			out[u.i], err = c.index(ctx, u, p.expected[u.i], p.unlisted[u.i])
 			return
 		})
 	}
 	return parallel(tasks)
 }
 
-// sum sums up an index table's rows (see fingerprint).
-func (c *checker) sum(ctx context.Context, table string, f *fingerprint) error {
+// sum sums up an index table's rows.
+func (c *checker) sum(ctx context.Context, table string, s *sums) error {
 	for row, err := range c.wholeTable(ctx, table) {
 		if err != nil {
 			return err
 		}
 		v, _ := row.Value(keys.Qualifier)
-		f.add(row.Key, v)
+		s.add(row.Key, v)
 	}
 	return nil
 }

@@ -12,12 +12,18 @@ import (
 	"commentbench/store"
 )
 
-func sumOf(rows ...[2]string) *fingerprint {
-	f := &fingerprint{}
+// sumOf sums rows with whole keys as groups.
+func sumOf(rows ...[2]string) *sums {
+	s := newSums(1 << 10)
 	for _, r := range rows {
-		f.add([]byte(r[0]), []byte(r[1]))
+		s.add([]byte(r[0]), []byte(r[1]))
 	}
-	return f
+	return s
+}
+
+func (s *sums) same(t *sums) bool {
+	join, _ := s.unproved(t)
+	return join == nil
 }
 
 // Two lists of rows sum alike exactly when they hold the same rows, in
@@ -218,20 +224,71 @@ func TestLooseCommentJoinsBoth(t *testing.T) {
 // such sums cannot be found, the point of the seeds; so the parts are set
 // here by hand.)
 func TestFingerprintEveryPartCounts(t *testing.T) {
-	f := sumOf([2]string{"k1", "c1"}, [2]string{"k2", "c2"})
-	if f.a == f.b {
-		t.Fatalf("both sums %x: want two seeds, two sums", f.a)
+	s := sumOf([2]string{"k1", "c1"})
+	f := s.buckets[s.bucket([]byte("k1"))]
+	if f.n != 1 || f.a == f.b {
+		t.Fatalf("one row summed as %+v: want a count of 1, and two seeds' sums", f)
 	}
 	for name, g := range map[string]fingerprint{
 		"count": {n: f.n + 1, a: f.a, b: f.b},
 		"a":     {n: f.n, a: f.a + 1, b: f.b},
 		"b":     {n: f.n, a: f.a, b: f.b + 1},
 	} {
-		if f.same(&g) || g.same(f) {
+		if f.same(&g) || g.same(&f) {
 			t.Errorf("fingerprints differing in %s alone are the same", name)
 		}
 	}
-	if g := (fingerprint{n: f.n, a: f.a, b: f.b}); !f.same(&g) {
+	if g := f; !f.same(&g) {
 		t.Error("equal fingerprints differ")
 	}
+}
+
+// Rows fall in the bucket of their group: the first g bytes of the key.
+// Only the buckets whose sums differ, or that a loose comment left open,
+// are to be joined; the rows of the others are counted as proved.
+func TestSumsJoinOnlyTheBucketsThatDiffer(t *testing.T) {
+	want, listed := newSums(2), newSums(2)
+	gs := distinctBuckets(want, 4) // the seeds are random: groups whose buckets differ
+	rows := [][2]string{{gs[0] + "1", "c1"}, {gs[0] + "2", "c2"}, {gs[1] + "1", "c3"}, {gs[2] + "1", "c4"}, {gs[3] + "1", "c5"}}
+	for _, r := range rows {
+		want.add([]byte(r[0]), []byte(r[1]))
+		listed.add([]byte(r[0]), []byte(r[1]))
+	}
+	if want.bucket([]byte(gs[0]+"1")) != want.bucket([]byte(gs[0]+"9")) {
+		t.Fatal("two keys of one group in two buckets")
+	}
+	if join, proved := want.unproved(listed); join != nil || proved != 5 {
+		t.Fatalf("the same rows: %d buckets to join, %d proved; want none and 5", count(join), proved)
+	}
+	listed.add([]byte(gs[1]+"2"), []byte("c9")) // a row no comment calls for
+	want.leaveOpen([]byte(gs[2] + "7"))         // a loose comment in the third group
+	join, proved := want.unproved(listed)
+	in := func(g string) bool { return join != nil && join[want.bucket([]byte(g))] }
+	if count(join) != 2 || !in(gs[1]) || !in(gs[2]) || proved != 3 {
+		t.Fatalf("%d buckets to join (%s's %v, %s's %v), %d proved; want those two, and 3", count(join), gs[1], in(gs[1]), gs[2], in(gs[2]), proved)
+	}
+}
+
+// distinctBuckets returns n two-letter groups in n buckets of s.
+func distinctBuckets(s *sums, n int) []string {
+	var gs []string
+	used := map[int]bool{}
+	for c := 'a'; len(gs) < n; c++ {
+		g := string([]rune{c, c})
+		if b := s.bucket([]byte(g)); !used[b] {
+			used[b] = true
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

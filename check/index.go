@@ -68,13 +68,14 @@ func decodeExpected(v []byte) expected {
 // its own, and it has one unless it is among the unlisted (the comments
 // with none, and the bad ones, which the pass files there). On consistent
 // data both sorts are empty.
-func (c *checker) index(ctx context.Context, table string, exp, unlisted *extsort.Sorter) (IndexReport, error) {
+func (c *checker) index(ctx context.Context, u *unproved, exp, unlisted *extsort.Sorter) (IndexReport, error) {
+	table := indexTables[u.i]
 	r := IndexReport{Table: table}
 	defer exp.Close() // its buffer is not needed past the match
 	defer unlisted.Close()
 	strays := c.sorter()
 	defer strays.Close()
-	if err := c.matchGroups(ctx, table, exp, &r, sinks{strays, unlisted}); err != nil {
+	if err := c.matchGroups(ctx, u, exp, &r, sinks{strays, unlisted}); err != nil {
 		return r, err
 	}
 	return r, c.resolve(ctx, table, strays, unlisted, &r)
@@ -87,14 +88,15 @@ type sinks struct{ strays, unlisted *extsort.Sorter }
 // matchGroups walks both streams a group at a time. A group's comments
 // and rows are held only until the next group, in buffers reused from
 // group to group.
-func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.Sorter, r *IndexReport, out sinks) error {
+func (c *checker) matchGroups(ctx context.Context, u *unproved, exp *extsort.Sorter, r *IndexReport, out sinks) error {
+	table := indexTables[u.i]
 	g := c.groupLen(table)
 	it, err := exp.Sort()
 	if err != nil {
 		return err
 	}
 	expOK := it.Next()
-	rows := newCursor(c.wholeTable(ctx, table))
+	rows := newCursor(joined(c.wholeTable(ctx, table), u, r))
 	defer rows.close()
 	var (
 		gk, vals, state []byte
@@ -131,6 +133,23 @@ func (c *checker) matchGroups(ctx context.Context, table string, exp *extsort.So
 		return err
 	}
 	return rows.close()
+}
+
+// joined passes on the rows in the buckets to join; the others, proved,
+// are counted each as its comment's own.
+func joined(rows iter.Seq2[store.Row, error], u *unproved, r *IndexReport) iter.Seq2[store.Row, error] {
+	return func(yield func(store.Row, error) bool) {
+		for row, err := range rows {
+			if err == nil && !u.join[u.sums.bucket(row.Key)] {
+				r.Rows++
+				r.Referenced++
+				continue
+			}
+			if !yield(row, err) {
+				return
+			}
+		}
+	}
 }
 
 // nextGroup appends to dst the smaller of the two streams' next group

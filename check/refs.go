@@ -23,27 +23,32 @@ var indexTables = []string{keys.UserComment, keys.ProductComment}
 type pass struct {
 	join bool
 
-	want     [2]fingerprint
-	loose    bool            // a comment's index rows can only be matched loosely: no sum proves them
+	want     [2]*sums
 	orders   *extsort.Sorter // order key -> userId ‖ comment key
 	users    *referrers      // user key -> comment keys
 	products *referrers      // product key -> comment keys
 	refs     RefReport
 	run      *RunReport // the run's ledger reconciled, with --run
 
-	expected [2]*extsort.Sorter // nil for an index not joined
+	joins    [2]*unproved       // nil for an index not joined
+	expected [2]*extsort.Sorter // the rows its joined buckets' comments call for
 	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
 }
 
 func (c *checker) firstPass() *pass {
-	return &pass{orders: c.sorter(), users: c.referrers(), products: c.referrers()}
+	return &pass{orders: c.sorter(), users: c.referrers(), products: c.referrers(), want: c.newSums()}
 }
 
-// joinPass files the expected rows of the indexes numbered which.
-func (c *checker) joinPass(which []int) *pass {
+func (c *checker) newSums() [2]*sums {
+	return [2]*sums{newSums(c.groupLen(indexTables[0])), newSums(c.groupLen(indexTables[1]))}
+}
+
+// joinPass files the expected rows of the unproved indexes' joined
+// buckets.
+func (c *checker) joinPass(us []*unproved) *pass {
 	p := &pass{join: true}
-	for _, i := range which {
-		p.expected[i], p.unlisted[i] = c.sorter(), c.sorter()
+	for _, u := range us {
+		p.joins[u.i], p.expected[u.i], p.unlisted[u.i] = u, c.sorter(), c.sorter()
 	}
 	return p
 }
@@ -152,9 +157,12 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 	if p.join {
 		return c.expect(p, ck, ix, loose)
 	}
-	p.loose = p.loose || loose
-	for i := range ix {
-		p.want[i].add(ix[i], ck)
+	for i, w := range p.want {
+		if loose {
+			w.leaveOpen(ix[i])
+		} else {
+			w.add(ix[i], ck)
+		}
 	}
 	val := make([]byte, 0, len(pc.cm.UserID)+len(ck))
 	if err := p.orders.Add(pc.ok, append(append(val, pc.cm.UserID...), ck...)); err != nil {
@@ -217,7 +225,7 @@ func (c *checker) indexKey(cm model.CommentHead, table string, contentLen int) (
 // key may also hold, but index rows are written once and never updated).
 func (c *checker) expect(p *pass, ck []byte, ix [2][]byte, loose bool) error {
 	for i, table := range indexTables {
-		if p.expected[i] == nil {
+		if u := p.joins[i]; u == nil || !u.join[u.sums.bucket(ix[i])] {
 			continue
 		}
 		g := min(c.groupLen(table), len(ix[i]))
