@@ -347,47 +347,86 @@ func (c *checker) visit(rows *cursor, onRow func(store.Row) error) error {
 // flush, with its count and first referrer. A product that 90,000
 // comments reference is then sorted once, not 90,000 times.
 type referrers struct {
-	out    *extsort.Sorter // key -> uvarint(count) ‖ first referrer
-	counts map[string]*referred
-	val    []byte
+	out   *extsort.Sorter // key -> uvarint(count) ‖ first referrer
+	short map[shortKey]counter
+	long  map[string]counter // keys too long for a shortKey
+	refs  []referred         // by counter.i
+	val   []byte
 }
 
-type referred struct {
-	n     int64
-	first []byte
+// counter is a key's count, kept in the map's own slot, and the key's
+// place in refs.
+type counter struct {
+	n int64
+	i int
 }
+
+type referred struct{ key, first []byte }
+
+// shortKey holds a key of up to 23 bytes inline, its length last: a map
+// keyed by it compares keys without following a pointer to their bytes.
+// With the count in the slot too, a million comments' users and products
+// took 0.45 s of CPU where a map of strings to counts took 0.58 s: what
+// is left is the cache misses of a hundred thousand users.
+type shortKey [24]byte
 
 // maxReferenced bounds the keys a referrers counts before it flushes: a
 // few tens of MiB.
 const maxReferenced = 1 << 17
 
 func (c *checker) referrers() *referrers {
-	return &referrers{out: c.sorter(), counts: map[string]*referred{}}
+	return &referrers{out: c.sorter(), short: map[shortKey]counter{}, long: map[string]counter{}}
 }
 
 func (r *referrers) add(key, by []byte) error {
-	if e, ok := r.counts[string(key)]; ok {
-		e.n++
-		return nil
+	var sk shortKey
+	short := len(key) < len(sk)
+	var e counter
+	var ok bool
+	if short {
+		copy(sk[:], key)
+		sk[len(sk)-1] = byte(len(key))
+		e, ok = r.short[sk]
+	} else {
+		e, ok = r.long[string(key)]
 	}
-	if len(r.counts) >= maxReferenced {
-		if err := r.flush(); err != nil {
-			return err
+	if !ok {
+		if len(r.refs) >= maxReferenced {
+			if err := r.flush(); err != nil {
+				return err
+			}
 		}
+		e.i = len(r.refs)
+		r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
 	}
-	r.counts[string(key)] = &referred{n: 1, first: bytes.Clone(by)}
+	e.n++
+	if short {
+		r.short[sk] = e
+	} else {
+		r.long[string(key)] = e
+	}
 	return nil
 }
 
-// flush files the counted keys in out.
+// flush files the counted keys in out, in the order they were first seen.
 func (r *referrers) flush() error {
-	for k, e := range r.counts {
-		r.val = append(binary.AppendUvarint(r.val[:0], uint64(e.n)), e.first...)
-		if err := r.out.Add([]byte(k), r.val); err != nil {
+	counts := make([]int64, len(r.refs))
+	for _, e := range r.short {
+		counts[e.i] = e.n
+	}
+	for _, e := range r.long {
+		counts[e.i] = e.n
+	}
+	for i, e := range r.refs {
+		r.val = append(binary.AppendUvarint(r.val[:0], uint64(counts[i])), e.first...)
+		if err := r.out.Add(e.key, r.val); err != nil {
 			return err
 		}
 	}
-	clear(r.counts)
+	clear(r.short)
+	clear(r.long)
+	clear(r.refs) // let the keys go
+	r.refs = r.refs[:0]
 	return nil
 }
 
