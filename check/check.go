@@ -237,7 +237,7 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 		func() (err error) { rep.Ranks, err = c.ranks(ctx); return },
 	}
 	if len(joins) > 0 {
-		tasks = append(tasks, func() error { return c.join(ctx, joins, rep.Indexes) })
+		tasks = append(tasks, func() error { return c.join(ctx, pass, joins, rep.Indexes) })
 	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
@@ -295,10 +295,12 @@ type unproved struct {
 
 // join checks the unproved indexes row by row, in the buckets whose sums
 // disagree: a second read of the comments files the rows they call for
-// there, and each index is joined with its table (see index). The sums
-// say nothing of why they disagree: the join finds each row at fault.
-func (c *checker) join(ctx context.Context, us []*unproved, out []IndexReport) error {
-	p, err := c.commentPass(ctx, c.joinPass(us))
+// there (the run's ledger is read again only if the first read found it
+// told some comment's keys apart from its fields), and each index is
+// joined with its table (see index). The sums say nothing of why they
+// disagree: the join finds each row at fault.
+func (c *checker) join(ctx context.Context, first *pass, us []*unproved, out []IndexReport) error {
+	p, err := c.commentPass(ctx, c.joinPass(first, us))
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"commentbench/keys"
+	"commentbench/model"
 	"commentbench/store"
 )
 
@@ -291,4 +293,55 @@ func count(bs []bool) int {
 		}
 	}
 	return n
+}
+
+// lengthKey is comment c's product-comment key made with content length n.
+func (d *dataset) lengthKey(c model.Comment, n int) []byte {
+	d.t.Helper()
+	k, err := d.layout.Encode(keys.Key{Table: keys.ProductComment, UserID: c.UserID, ProductID: c.ProductID,
+		OrderID: c.OrderID, Timestamp: c.Timestamp, ContentLen: n})
+	must(d.t, err)
+	return k
+}
+
+// A join reads the run's ledger again when the first read found it told
+// some comment's keys apart from its fields: then the rows the join
+// expects are made with the ledger's lengths, as the sums' were.
+func TestJoinReadsTheLedgerWhenItTellsLengths(t *testing.T) {
+	want := map[string]int64{"product-comment.mismatched": 1, "product-comment.unreferenced": 1}
+	counted := func(r Report) map[string]int64 {
+		got := map[string]int64{}
+		for name, c := range counters(r) {
+			got[name] = c.Count
+		}
+		return got
+	}
+	t.Run("a length other than its own", func(t *testing.T) {
+		// Its row was made with its own length; the ledger says another.
+		d := newDataset(t, keys.Unique)
+		c := d.byProd[d.products[1]][4]
+		recs := d.acked()
+		for i := range recs {
+			if string(recs[i].ck) == string(d.ck(c)) {
+				recs[i].n += 5
+			}
+		}
+		if got := counted(d.checkRun(false, ledger(t, recs))); !reflect.DeepEqual(got, want) {
+			t.Fatalf("counters %v, want %v", got, want)
+		}
+	})
+	t.Run("an edited comment's own length", func(t *testing.T) {
+		// Edited to the same length: the ledger's length is its own, and
+		// a row of another length in its place is not its row.
+		d := newDataset(t, keys.Unique)
+		c := d.byProd[d.products[1]][4]
+		if _, err := d.sys.EditComment(d.ctx, c.OrderID, c.ProductID, strings.Repeat("말", 5)); err != nil {
+			t.Fatal(err)
+		}
+		d.del(keys.ProductComment, d.lengthKey(c, c.ContentLen()))
+		d.put(keys.ProductComment, d.lengthKey(c, c.ContentLen()+3), d.ck(c))
+		if got := counted(d.checkRun(false, ledger(t, d.acked()))); !reflect.DeepEqual(got, want) {
+			t.Fatalf("counters %v, want %v", got, want)
+		}
+	})
 }

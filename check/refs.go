@@ -29,8 +29,13 @@ type pass struct {
 	products *referrers      // product key -> comment keys
 	refs     RefReport
 	run      *RunReport // the run's ledger reconciled, with --run
+	// lengths: the ledger told some comment's keys apart from what its
+	// fields make now (a length other than its own, or an edited comment's
+	// own), so a join pass reads the ledger too.
+	lengths bool
 
 	joins    [2]*unproved       // nil for an index not joined
+	noLedger bool               // the first pass found the ledger told it nothing
 	expected [2]*extsort.Sorter // the rows its joined buckets' comments call for
 	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
 }
@@ -45,8 +50,8 @@ func (c *checker) newSums() [2]*sums {
 
 // joinPass files the expected rows of the unproved indexes' joined
 // buckets.
-func (c *checker) joinPass(us []*unproved) *pass {
-	p := &pass{join: true}
+func (c *checker) joinPass(first *pass, us []*unproved) *pass {
+	p := &pass{join: true, noLedger: !first.lengths}
 	for _, u := range us {
 		p.joins[u.i], p.expected[u.i], p.unlisted[u.i] = u, c.sorter(), c.sorter()
 	}
@@ -72,7 +77,7 @@ func (p *pass) close() {
 // them and filing them each take a goroutine: filing alone takes a core.
 // It closes p on failure.
 func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
-	run, err := c.openLedger()
+	run, err := c.openLedger(!p.noLedger)
 	if err != nil {
 		p.close()
 		return nil, err
@@ -135,6 +140,7 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 	ck, ix, err := pc.row.Key, pc.ix, pc.err
 	loose := pc.cm.IsEdited
 	if err == nil && written >= 0 { // the ledger knows what the keys were made from
+		p.lengths = p.lengths || loose || written != pc.cm.ContentLen
 		loose = false
 		if written != pc.cm.ContentLen {
 			ix, err = c.indexKeys(pc.cm, written)

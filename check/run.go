@@ -30,11 +30,11 @@ type runLedger struct {
 // noLen is a record's length when the run did not record one.
 const noLen = ^uint32(0)
 
-// openLedger sorts the run's ledger; with no --run there is nothing to
-// walk, and every comment's length is unknown.
-func (c *checker) openLedger() (*runLedger, error) {
+// openLedger sorts the run's ledger if read; with no --run, or without
+// read, there is nothing to walk, and every comment's length is unknown.
+func (c *checker) openLedger(read bool) (*runLedger, error) {
 	l := &runLedger{}
-	if c.o.RunDir == "" {
+	if c.o.RunDir == "" || !read {
 		return l, nil
 	}
 	l.r = &RunReport{Dir: c.o.RunDir}

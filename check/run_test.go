@@ -18,7 +18,7 @@ func TestLedgerTakesTheFirstLengthRecorded(t *testing.T) {
 		{results.Unknown, ck, -1}, {results.Acked, ck, 0}, {results.Acked, ck, 5},
 	}), TempDir: t.TempDir()}}
 	c.o.defaults()
-	l, err := c.openLedger()
+	l, err := c.openLedger(true)
 	must(t, err)
 	defer l.close()
 	if n := l.at(c, ck); n != 0 {
