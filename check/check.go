@@ -8,12 +8,13 @@
 //
 // The model is HBase's IntegrationTestBigLinkedList: a comment is a
 // definition, an index row a reference to it. An index is first proved
-// whole by a fingerprint of its rows against one of the rows its comments
-// call for; only an index that fails the proof is joined row by row. The
-// joins merge sorted streams (table scans and external sorts), so memory
-// stays bounded however large the data set. The package reads through store.Store and the key
-// layouts; it must not know how a backend keeps its bytes, nor how the data
-// was written.
+// by fingerprints of its rows against fingerprints of the rows its
+// comments call for, bucket by bucket; only the buckets that fail the
+// proof are joined row by row. The joins merge sorted streams (table
+// scans and external sorts), so memory stays bounded however large the
+// data set. The package reads through store.Store and the key layouts; it
+// must not know how a backend keeps its bytes, nor how the data was
+// written.
 package check
 
 import (
@@ -195,9 +196,9 @@ func (c *checker) hidden(ck []byte) {
 // the comment pass, the order join and each index. The users, products
 // and sellers add what the data holds (a tenth more in the bulk-write
 // scenario's), and the spread is counted as the other passes read. An
-// index its fingerprint does not prove costs a second read of it and of
-// the comments, which the estimate leaves out: on consistent data there
-// is none.
+// index its sums do not prove costs a second read of it and of the
+// comments, which the estimate leaves out: on consistent data there is
+// none.
 func (o Options) ReadsPerComment() int64 {
 	return 4
 }

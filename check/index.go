@@ -58,16 +58,18 @@ func decodeExpected(v []byte) expected {
 	return expected{edited: v[0] == 1, ck: v[2 : 2+n], key: v[2+n:]}
 }
 
-// index checks one index table against the comments' expected rows. Both
-// streams are sorted by group; within a group (one owner, one millisecond)
-// rows and comments are matched in memory. The rows that are not their
-// comment's own (strays) are then sorted by the comment they point at, to
-// find extra references and tell a mismatched row from an undefined one.
+// index checks one index table against the comments' expected rows, in
+// the buckets its sums did not prove (the rows of the others are counted
+// as their comments' own). Both streams are sorted by group; within a
+// group (one owner, one millisecond) rows and comments are matched in
+// memory. The rows that are not their comment's own (strays) are then
+// sorted by the comment they point at, to find extra references and tell
+// a mismatched row from an undefined one.
 //
 // Only strays are sorted, not every row: a comment has at most one row of
 // its own, and it has one unless it is among the unlisted (the comments
-// with none, and the bad ones, which the pass files there). On consistent
-// data both sorts are empty.
+// with none, and the bad ones, which the pass files there). A comment of
+// a proved bucket has its own row, and is not filed at all.
 func (c *checker) index(ctx context.Context, u *unproved, exp, unlisted *extsort.Sorter) (IndexReport, error) {
 	table := indexTables[u.i]
 	r := IndexReport{Table: table}

@@ -18,8 +18,8 @@ var indexTables = []string{keys.UserComment, keys.ProductComment}
 // pass is what a scan of the comment table produced. The first pass
 // files the orders, users and products the comments reference, each in a
 // sorter for a merge join with its table, and sums up each index's
-// expected rows (see fingerprint). A join pass, run only for an index
-// those sums do not prove, files that index's expected rows.
+// expected rows (see sums). A join pass, run only for an index those sums
+// do not prove, files its expected rows in the buckets they do not.
 type pass struct {
 	join bool
 
