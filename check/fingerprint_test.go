@@ -204,9 +204,11 @@ func TestSwappedIndexValuesJoined(t *testing.T) {
 }
 
 // An edited comment with no record of the length its index rows were made
-// from can only be matched loosely: no sum proves it, and both indexes
-// are joined.
-func TestLooseCommentJoinsBoth(t *testing.T) {
+// from can only be matched loosely where its key holds a length: no sum
+// proves that bucket, and it is joined. On the unique layout the
+// product-comment key holds one and the user-comment key does not: that
+// index is proved still.
+func TestLooseCommentJoinsItsBucket(t *testing.T) {
 	d := newDataset(t, keys.Unique)
 	c := d.byProd[d.products[0]][2]
 	if _, err := d.sys.EditComment(d.ctx, c.OrderID, c.ProductID, "고친 글입니다, 더 길게"); err != nil {
@@ -216,83 +218,9 @@ func TestLooseCommentJoinsBoth(t *testing.T) {
 	if !rep.Consistent {
 		t.Fatalf("verdict %q: an edited comment's rows, matched loosely, are its own", rep.Verdict)
 	}
-	if scans[keys.Comment] != 2 || scans[keys.UserComment] != 2 || scans[keys.ProductComment] != 2 {
-		t.Fatalf("scans %v: want the comments and both indexes read twice", scans)
+	if scans[keys.Comment] != 2 || scans[keys.ProductComment] != 2 || scans[keys.UserComment] != 1 {
+		t.Fatalf("scans %v: want the comments and product-comment read twice, user-comment once", scans)
 	}
-}
-
-// Each of the three parts of a fingerprint decides on its own: sums that
-// agree in two parts and differ in the third are apart. (Rows that make
-// such sums cannot be found, the point of the seeds; so the parts are set
-// here by hand.)
-func TestFingerprintEveryPartCounts(t *testing.T) {
-	s := sumOf([2]string{"k1", "c1"})
-	f := s.buckets[s.bucket([]byte("k1"))]
-	if f.n != 1 || f.a == f.b {
-		t.Fatalf("one row summed as %+v: want a count of 1, and two seeds' sums", f)
-	}
-	for name, g := range map[string]fingerprint{
-		"count": {n: f.n + 1, a: f.a, b: f.b},
-		"a":     {n: f.n, a: f.a + 1, b: f.b},
-		"b":     {n: f.n, a: f.a, b: f.b + 1},
-	} {
-		if f.same(&g) || g.same(&f) {
-			t.Errorf("fingerprints differing in %s alone are the same", name)
-		}
-	}
-	if g := f; !f.same(&g) {
-		t.Error("equal fingerprints differ")
-	}
-}
-
-// Rows fall in the bucket of their group: the first g bytes of the key.
-// Only the buckets whose sums differ, or that a loose comment left open,
-// are to be joined; the rows of the others are counted as proved.
-func TestSumsJoinOnlyTheBucketsThatDiffer(t *testing.T) {
-	want, listed := newSums(2), newSums(2)
-	gs := distinctBuckets(want, 4) // the seeds are random: groups whose buckets differ
-	rows := [][2]string{{gs[0] + "1", "c1"}, {gs[0] + "2", "c2"}, {gs[1] + "1", "c3"}, {gs[2] + "1", "c4"}, {gs[3] + "1", "c5"}}
-	for _, r := range rows {
-		want.add([]byte(r[0]), []byte(r[1]))
-		listed.add([]byte(r[0]), []byte(r[1]))
-	}
-	if want.bucket([]byte(gs[0]+"1")) != want.bucket([]byte(gs[0]+"9")) {
-		t.Fatal("two keys of one group in two buckets")
-	}
-	if join, proved := want.unproved(listed); join != nil || proved != 5 {
-		t.Fatalf("the same rows: %d buckets to join, %d proved; want none and 5", count(join), proved)
-	}
-	listed.add([]byte(gs[1]+"2"), []byte("c9")) // a row no comment calls for
-	want.leaveOpen([]byte(gs[2] + "7"))         // a loose comment in the third group
-	join, proved := want.unproved(listed)
-	in := func(g string) bool { return join != nil && join[want.bucket([]byte(g))] }
-	if count(join) != 2 || !in(gs[1]) || !in(gs[2]) || proved != 3 {
-		t.Fatalf("%d buckets to join (%s's %v, %s's %v), %d proved; want those two, and 3", count(join), gs[1], in(gs[1]), gs[2], in(gs[2]), proved)
-	}
-}
-
-// distinctBuckets returns n two-letter groups in n buckets of s.
-func distinctBuckets(s *sums, n int) []string {
-	var gs []string
-	used := map[int]bool{}
-	for c := 'a'; len(gs) < n; c++ {
-		g := string([]rune{c, c})
-		if b := s.bucket([]byte(g)); !used[b] {
-			used[b] = true
-			gs = append(gs, g)
-		}
-	}
-	return gs
-}
-
-func count(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }
 
 // lengthKey is comment c's product-comment key made with content length n.
