@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,7 @@ func runCounterFaults(t *testing.T, faults []counterFault) {
 				time.Sleep(2 * time.Millisecond)
 				r := d.checkRun(true, run)
 				assertCounts(t, r, f.want)
+				assertJoinAllAgrees(t, d, run, r)
 				if f.also != nil {
 					f.also(t, d, r)
 				}
@@ -84,6 +86,21 @@ func runCounterFaults(t *testing.T, faults []counterFault) {
 				}
 			})
 		}
+	}
+}
+
+// assertJoinAllAgrees checks that joining every bucket finds what joining
+// only those the sums did not prove found: the same report, to the
+// samples and the repair planned.
+func assertJoinAllAgrees(t *testing.T, d *dataset, run string, r Report) {
+	t.Helper()
+	all, err := Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(),
+		Repair: true, Spread: true, RunDir: run, joinAll: true})
+	must(t, err)
+	a, _ := json.Marshal(r)
+	b, _ := json.Marshal(all)
+	if string(a) != string(b) {
+		t.Errorf("joining the unproved buckets found\n%s\njoining all of them\n%s", a, b)
 	}
 }
 

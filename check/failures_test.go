@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,6 +195,45 @@ func TestFailingIndexStopsTheCommentPass(t *testing.T) {
 		}
 		if !<-st.stopped {
 			t.Errorf("a failing read of %s left the comment pass running", table)
+		}
+	}
+}
+
+// failsLater lets the first let scans of table through, and fails the
+// ones after at once.
+type failsLater struct {
+	store.Store
+	table string
+	let   int64
+	n     *atomic.Int64
+}
+
+func (f failsLater) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
+	if table == f.table && f.n.Add(1) > f.let {
+		return store.ScanMetrics{}, errInjected
+	}
+	return f.Store.Scan(ctx, table, sc, each)
+}
+
+// A join's reads fail as the first reads do: the comments read again for
+// the join, the index read again, and the comments read a third time for
+// its strays, each failure reported and naming the table.
+func TestJoinReadFailures(t *testing.T) {
+	d := newDataset(t, keys.Unique)
+	a, b := d.byProd[d.products[0]][3], d.byProd[d.products[1]][5]
+	d.put(keys.ProductComment, d.productKey(a), d.ck(b))
+	d.put(keys.ProductComment, d.productKey(b), d.ck(a))
+	for _, c := range []struct {
+		table string
+		let   int64
+	}{{keys.Comment, 1}, {keys.Comment, 2}, {keys.ProductComment, 1}} {
+		st := failsLater{Store: d.st, table: c.table, let: c.let, n: new(atomic.Int64)}
+		_, err := Run(d.ctx, st, Options{Layout: d.layout, TempDir: t.TempDir()})
+		if !errors.Is(err, errInjected) || !strings.Contains(err.Error(), c.table) {
+			t.Errorf("%s failing after %d reads: %v, want the failure, naming the table", c.table, c.let, err)
+		}
+		if st.n.Load() != c.let+1 {
+			t.Errorf("%s read %d times, want %d: the last failing", c.table, st.n.Load(), c.let+1)
 		}
 	}
 }
