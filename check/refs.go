@@ -31,11 +31,11 @@ type pass struct {
 	run      *RunReport // the run's ledger reconciled, with --run
 	// lengths: the ledger told some comment's keys apart from what its
 	// fields make now (a length other than its own, or an edited comment's
-	// own), so a join pass reads the ledger too.
+	// own). A join pass starts with the first pass's, and reads the ledger
+	// only if it is set.
 	lengths bool
 
 	joins    [2]*unproved       // nil for an index not joined
-	noLedger bool               // the first pass found the ledger told it nothing
 	expected [2]*extsort.Sorter // the rows its joined buckets' comments call for
 	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
 }
@@ -51,7 +51,7 @@ func (c *checker) newSums() [2]*sums {
 // joinPass files the expected rows of the unproved indexes' joined
 // buckets.
 func (c *checker) joinPass(first *pass, us []*unproved) *pass {
-	p := &pass{join: true, noLedger: !first.lengths}
+	p := &pass{join: true, lengths: first.lengths}
 	for _, u := range us {
 		p.joins[u.i], p.expected[u.i], p.unlisted[u.i] = u, c.sorter(), c.sorter()
 	}
@@ -77,7 +77,7 @@ func (p *pass) close() {
 // them and filing them each take a goroutine: filing alone takes a core.
 // It closes p on failure.
 func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
-	run, err := c.openLedger(!p.noLedger)
+	run, err := c.openLedger(!p.join || p.lengths)
 	if err != nil {
 		p.close()
 		return nil, err
