@@ -2,16 +2,12 @@ package check
 
 import (
 	"bytes"
-	"context"
 	"math/rand/v2"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"commentbench/keys"
 	"commentbench/model"
-	"commentbench/store"
 )
 
 // sumOf sums rows with whole keys as groups.
@@ -119,23 +115,9 @@ func sortedKeys(m map[[2]string]int) [][2]string {
 	return ks
 }
 
-// tableScans counts the whole-table scans of each table.
-type tableScans struct {
-	store.Store
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (s *tableScans) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
-	s.mu.Lock()
-	s.n[table]++
-	s.mu.Unlock()
-	return s.Store.Scan(ctx, table, sc, each)
-}
-
 func (d *dataset) scansOf(o Options) (Report, map[string]int) {
 	d.t.Helper()
-	st := &tableScans{Store: d.st, n: map[string]int{}}
+	st := &scanCounter{Store: d.st}
 	o.Layout, o.MemLimit, o.TempDir = d.layout, 4<<10, d.t.TempDir()
 	rep, err := Run(d.ctx, st, o)
 	must(d.t, err)
@@ -177,14 +159,7 @@ func TestSwappedIndexValuesJoined(t *testing.T) {
 	d.put(keys.ProductComment, d.productKey(a), d.ck(b))
 	d.put(keys.ProductComment, d.productKey(b), d.ck(a))
 	rep, scans := d.scansOf(Options{Spread: true})
-	want := map[string]int64{"product-comment.mismatched": 2, "product-comment.unreferenced": 2}
-	got := map[string]int64{}
-	for name, c := range counters(rep) {
-		got[name] = c.Count
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("counters %v, want %v", got, want)
-	}
+	assertCounts(t, rep, map[string]int64{"product-comment.mismatched": 2, "product-comment.unreferenced": 2})
 	wantScans := map[string]int{keys.Comment: 3, keys.ProductComment: 2, keys.UserComment: 1}
 	for table, n := range wantScans {
 		if scans[table] != n {
@@ -237,13 +212,6 @@ func (d *dataset) lengthKey(c model.Comment, n int) []byte {
 // expects are made with the ledger's lengths, as the sums' were.
 func TestJoinReadsTheLedgerWhenItTellsLengths(t *testing.T) {
 	want := map[string]int64{"product-comment.mismatched": 1, "product-comment.unreferenced": 1}
-	counted := func(r Report) map[string]int64 {
-		got := map[string]int64{}
-		for name, c := range counters(r) {
-			got[name] = c.Count
-		}
-		return got
-	}
 	t.Run("a length other than its own", func(t *testing.T) {
 		// Its row was made with its own length; the ledger says another.
 		d := newDataset(t, keys.Unique)
@@ -254,9 +222,7 @@ func TestJoinReadsTheLedgerWhenItTellsLengths(t *testing.T) {
 				recs[i].n += 5
 			}
 		}
-		if got := counted(d.checkRun(false, ledger(t, recs))); !reflect.DeepEqual(got, want) {
-			t.Fatalf("counters %v, want %v", got, want)
-		}
+		assertCounts(t, d.checkRun(false, ledger(t, recs)), want)
 	})
 	t.Run("an edited comment's own length", func(t *testing.T) {
 		// Edited to the same length: the ledger's length is its own, and
@@ -268,8 +234,6 @@ func TestJoinReadsTheLedgerWhenItTellsLengths(t *testing.T) {
 		}
 		d.del(keys.ProductComment, d.lengthKey(c, c.ContentLen()))
 		d.put(keys.ProductComment, d.lengthKey(c, c.ContentLen()+3), d.ck(c))
-		if got := counted(d.checkRun(false, ledger(t, d.acked()))); !reflect.DeepEqual(got, want) {
-			t.Fatalf("counters %v, want %v", got, want)
-		}
+		assertCounts(t, d.checkRun(false, ledger(t, d.acked())), want)
 	})
 }

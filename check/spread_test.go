@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -30,36 +31,48 @@ func TestSpreadInPassesEqualsRegionScans(t *testing.T) {
 	}
 }
 
-// scanCounter counts the scans of part of a table: the check's passes read
-// whole tables, so only a spread measured apart from them makes these.
+// scanCounter counts the scans of each table, and apart the scans of part
+// of a table: the check's passes read whole tables, so only a spread
+// measured apart from them makes these.
 type scanCounter struct {
 	store.Store
-	bounded  atomic.Int64
-	comments atomic.Int64 // scans of the comment table
+	bounded atomic.Int64
+	mu      sync.Mutex
+	n       map[string]int
 }
 
 func (s *scanCounter) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
 	if sc.Start != nil || sc.Stop != nil {
 		s.bounded.Add(1)
 	}
-	if table == keys.Comment {
-		s.comments.Add(1)
+	s.mu.Lock()
+	if s.n == nil {
+		s.n = map[string]int{}
 	}
+	s.n[table]++
+	s.mu.Unlock()
 	return s.Store.Scan(ctx, table, sc, each)
+}
+
+// scans is how many scans of table there were.
+func (s *scanCounter) scans(table string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[table]
 }
 
 // A run's ledger is reconciled as the comment pass goes: checking with
 // --run costs no scan of the comments beyond the check's own.
 func TestRunReconciledInTheCommentPass(t *testing.T) {
 	d := newDataset(t, keys.Unique)
-	scans := func(run string) int64 {
+	scans := func(run string) int {
 		sc := &scanCounter{Store: d.st}
 		rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), RunDir: run})
 		must(t, err)
 		if run != "" && (rep.Run == nil || rep.Run.Acked != 36) {
 			t.Fatalf("run report %+v, want 36 acknowledged", rep.Run)
 		}
-		return sc.comments.Load()
+		return sc.scans(keys.Comment)
 	}
 	without, with := scans(""), scans(ledger(t, d.acked()))
 	if with != without {
