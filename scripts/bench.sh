@@ -31,7 +31,7 @@ go test -c -o "$W/hbase.test" ./hbase
 go test -c -o "$W/workload.test" ./workload
 go test -c -o "$W/results.test" ./results
 go test -c -o "$W/pace.test" ./pace
-go build -o "$W/" ./cmd/loadgen ./cmd/verify
+go build -o "$W/" ./cmd/loadgen ./cmd/verify ./scripts/peakrss
 
 # gobench BIN REGEX UNIT [ARGS...]: one benchmark run, the value of UNIT.
 gobench() {
@@ -141,7 +141,7 @@ goal_verify() {
 	side_a() {
 		local t0 t1
 		t0=$(date +%s.%N)
-		/usr/bin/time -f %M -o "$W/verify.rss" "$W/verify" --data-dir "$W/vset/data" --run "$W/vset/out" --quiet >/dev/null || true
+		"$W/peakrss" -o "$W/verify.rss" "$W/verify" --data-dir "$W/vset/data" --run "$W/vset/out" --quiet >/dev/null || true
 		t1=$(date +%s.%N)
 		cat "$W/verify.rss" >>"$W/verify.rsslog"
 		awk -v n="$rows" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", n / (b - a) }'
