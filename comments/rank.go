@@ -258,6 +258,7 @@ func (t *topN) add(c Candidate) {
 		return 1
 	})
 	if i < keys.MaxRank {
+		c.CommentKey = bytes.Clone(c.CommentKey) // not the scan's memory, which it would keep alive
 		*t = slices.Insert(*t, i, c)
 		*t = (*t)[:min(len(*t), keys.MaxRank)]
 	}
