@@ -96,6 +96,11 @@ type Sorter struct {
 	recs   []rec
 	spare  []rec // sortBuf's second buffer, kept for the next spill
 	mem    int
+	// unordered is set when a record is added with a key below the one
+	// before it in the buffer: until then the buffer, in insertion order,
+	// is already stably sorted (the order a scan of a table keyed as the
+	// records are files them in), and sortBuf leaves it be.
+	unordered bool
 
 	n       int64
 	dir     string // created on first spill
@@ -149,6 +154,9 @@ func (s *Sorter) Add(key, val []byte) error {
 	off := len(c)
 	c = append(c, key...)
 	s.chunks[ci] = append(c, val...)
+	if n := len(s.recs); n > 0 && !s.unordered && bytes.Compare(key, s.key(s.recs[n-1])) < 0 {
+		s.unordered = true
+	}
 	s.recs = append(s.recs, rec{chunk: uint32(ci), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(val))})
 	s.mem += cost
 	s.n++
@@ -193,6 +201,9 @@ func (s *Sorter) val(r rec) []byte {
 // counting sort), and each bucket then sorted alone: a few dozen buckets
 // take five or six rounds of comparisons off every record.
 func (s *Sorter) sortBuf() {
+	if !s.unordered {
+		return
+	}
 	var start [258]int // bucket b's records start at start[b]; 0 is the empty key, 1+c a first byte c
 	for _, r := range s.recs {
 		start[s.bucket(r)+1]++
@@ -259,6 +270,7 @@ func (s *Sorter) resetBuf() {
 	s.cur = 0
 	s.recs = s.recs[:0]
 	s.mem = 0
+	s.unordered = false
 }
 
 // spill sorts the buffer and writes it out as a new run.

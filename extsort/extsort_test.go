@@ -236,6 +236,27 @@ func TestSortProperty(t *testing.T) {
 	}
 }
 
+// Input already in key order (as a scan of a table keyed like the records
+// files them) is left unsorted in each buffer; one record out of place,
+// wherever it falls in a buffer or among the runs, sorts again.
+func TestSortInOrderInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	ordered := stableSorted(genRecords(rng, 600))
+	for _, lim := range []int{500, 4096, 1 << 20} {
+		got, _ := runSort(t, ordered, Options{Dir: t.TempDir(), MemLimit: lim})
+		checkSame(t, got, ordered)
+		for _, from := range []int{0, 1, 299, 598, 599} {
+			for _, to := range []int{0, 1, 300, 599} {
+				recs := slices.Clone(ordered)
+				r := recs[from]
+				recs = slices.Insert(slices.Delete(recs, from, from+1), to, r)
+				got, _ := runSort(t, recs, Options{Dir: t.TempDir(), MemLimit: lim})
+				checkSame(t, got, stableSorted(recs))
+			}
+		}
+	}
+}
+
 func TestCloseRemovesFiles(t *testing.T) {
 	recs := genRecords(rand.New(rand.NewPCG(11, 12)), 3000)
 	cases := []struct {

@@ -20,7 +20,8 @@ import (
 type flatField struct {
 	name    string
 	str     *string
-	length  *int // a string kept only as its length in bytes
+	length  *int    // a string kept only as its length in bytes
+	raw     *[]byte // a string's bytes in the input, not copied
 	num     *int64
 	boolean *bool
 }
@@ -163,6 +164,10 @@ func (p *flatParser) value(f flatField) bool {
 		s, ok := p.plainString()
 		*f.length = len(s)
 		return ok
+	case f.raw != nil:
+		s, ok := p.plainString()
+		*f.raw = s
+		return ok
 	case f.num != nil:
 		n, ok := p.integer()
 		*f.num = n
@@ -239,6 +244,13 @@ func decodeHeadFast(data []byte, h *CommentHead) bool {
 	}
 	*h = c
 	return true
+}
+
+// orderUserFast is an order's userId by decodeFlat, a slice of data.
+func orderUserFast(data []byte) ([]byte, bool) {
+	var id, user []byte
+	_, ok := decodeFlat(data, []flatField{{name: "id", raw: &id}, {name: "userId", raw: &user}})
+	return user, ok
 }
 
 // decodeCommentFlat decodes a comment's fields into h, its content into

@@ -32,7 +32,24 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		agree[Order](t, data)
 		agree[User](t, data)
 		agree[Seller](t, data)
+		agreeOrderUser(t, data)
 	})
+}
+
+// An order's user decodes as the whole order does.
+func agreeOrderUser(t *testing.T, data []byte) {
+	t.Helper()
+	fast, ok := orderUserFast(data)
+	if !ok {
+		return
+	}
+	var slow Order
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("order user from %q: fast path accepted, encoding/json: %v", data, err)
+	}
+	if string(fast) != slow.UserID {
+		t.Fatalf("order user from %q: fast path %q, encoding/json %q", data, fast, slow.UserID)
+	}
 }
 
 func agree[T any](t *testing.T, data []byte) {
@@ -119,5 +136,29 @@ func TestHasControlEveryPosition(t *testing.T) {
 				s[i] = fill
 			}
 		}
+	}
+}
+
+// OrderUserID takes the fast path where it can, and encoding/json's
+// answer, errors included, where it cannot.
+func TestOrderUserID(t *testing.T) {
+	for _, c := range []struct {
+		data, want string
+		err        bool
+	}{
+		{`{"id":"o1","userId":"u1"}`, "u1", false},
+		{`{"id":"o1","userId":"u\u0031"}`, "u1", false}, // an escape: encoding/json's
+		{`{"id":"o1"}`, "", false},
+		{`{"id":"o1","userId":7}`, "", true},
+		{`{"id":"o1","userId":"u1"`, "", true},
+	} {
+		got, err := OrderUserID(JSON, []byte(c.data))
+		if string(got) != c.want || (err != nil) != c.err {
+			t.Errorf("OrderUserID(%s) = %q, %v; want %q, error %v", c.data, got, err, c.want, c.err)
+		}
+	}
+	data := []byte(`{"id":"o1","userId":"u1"}`)
+	if got, _ := OrderUserID(JSON, data); &got[0] != &data[21] {
+		t.Error("a plain user id was copied, not sliced from the order")
 	}
 }

@@ -127,6 +127,19 @@ func DecodeHead(c Codec, data []byte) (CommentHead, error) {
 	return cm.Head(), err
 }
 
+// OrderUserID is Decode[Order]'s UserID, not copied where the codec
+// allows (it may be a slice of data): a check compares it with the
+// comment's, an order per comment.
+func OrderUserID(c Codec, data []byte) ([]byte, error) {
+	if _, ok := c.(jsonCodec); ok {
+		if user, ok := orderUserFast(data); ok {
+			return user, nil
+		}
+	}
+	o, err := Decode[Order](c, data)
+	return []byte(o.UserID), err
+}
+
 // Decode unmarshals data into a new T.
 func Decode[T any](c Codec, data []byte) (T, error) {
 	var v T
