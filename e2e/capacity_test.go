@@ -87,11 +87,12 @@ func TestHotServerFelt(t *testing.T) {
 	}
 	t.Logf("spread hot set: utilizations %+v; product-latest p99 %.2f ms on the model, %.2f off", even.Servers,
 		p99(t, even, "product-latest"), p99(t, spreadOff, "product-latest"))
-	// The model's service time rides on every request (a listing is two in
-	// a row): within 3x of the engine's own p99 here, where the hot server
-	// multiplied it by tens.
-	if on, was := p99(t, even, "product-latest"), p99(t, spreadOff, "product-latest"); on > 3*was {
-		t.Errorf("spread hot set: product-latest p99 %.2f ms on the model, %.2f ms off it: want within 3x", on, was)
+	// Spread, the same model keeps the listings' p99 a small fraction of
+	// the hot server's. Both figures are the model's queues, not this
+	// machine's speed: against the engine's own p99 (a few ms, or less on
+	// a quiet machine) the ratio moved with the machine's load.
+	if on, hotOn := p99(t, even, "product-latest"), p99(t, hot, "product-latest"); on > hotOn/10 {
+		t.Errorf("spread hot set: product-latest p99 %.2f ms on the model, the hot server's %.2f ms: want at most a tenth", on, hotOn)
 	}
 }
 
