@@ -265,13 +265,11 @@ func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
 		if got, err := model.OrderUserID(c.o.Codec, v); err == nil && bytes.Equal(got, user) {
 			continue
 		}
-		o, err := model.Decode[model.Order](c.o.Codec, v)
-		if userID := string(user); err != nil || o.UserID != userID {
-			ck := bytes.Clone(ck)
-			r.OrderUser.add(1, func() string {
-				return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
-			})
-		}
+		ck, v, userID := bytes.Clone(ck), bytes.Clone(v), string(user)
+		r.OrderUser.add(1, func() string {
+			o, _ := model.Decode[model.Order](c.o.Codec, v)
+			return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
+		})
 	}
 	for c.tallies != nil && rows.ok { // the rest of the orders, for the spread
 		rows.advance()

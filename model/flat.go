@@ -246,7 +246,9 @@ func decodeHeadFast(data []byte, h *CommentHead) bool {
 	return true
 }
 
-// orderUserFast is an order's userId by decodeFlat, a slice of data.
+// orderUserFast is an order's userId by decodeFlat, a slice of data. The
+// id is read too though unused: encoding/json fails an order whose id is
+// not a string, and so must this.
 func orderUserFast(data []byte) ([]byte, bool) {
 	var id, user []byte
 	_, ok := decodeFlat(data, []flatField{{name: "id", raw: &id}, {name: "userId", raw: &user}})
