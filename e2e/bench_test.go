@@ -3,6 +3,7 @@ package e2e
 import (
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,4 +76,34 @@ func num(t *testing.T, s string) float64 {
 		t.Fatalf("figure %q: %v", s, err)
 	}
 	return v
+}
+
+// Unless told otherwise, make bench takes each figure as the median of 5
+// rounds, the least, and says so.
+func TestBenchDefaultsToFiveRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the benchmarks")
+	}
+	cmd := exec.Command("bash", "scripts/bench.sh")
+	cmd.Dir = ".."
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Env = append(slices.DeleteFunc(cmd.Environ(), func(v string) bool { return strings.HasPrefix(v, "ROUNDS=") }),
+		"GOALS=rtt", "BENCHTIME=1x")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make bench: %v\n%s%s", err, out, stderr.String())
+	}
+	if !strings.Contains(string(out), "make bench: medians of 5 rounds each\n") {
+		t.Errorf("no 5-round summary in:\n%s", out)
+	}
+	var rounds []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if r, ok := strings.CutPrefix(strings.TrimSpace(l), "rtt: round "); ok {
+			rounds = append(rounds, r)
+		}
+	}
+	if got, want := strings.Join(rounds, ", "), "1 of 5, 2 of 5, 3 of 5, 4 of 5, 5 of 5"; got != want {
+		t.Errorf("rounds %q, want %q", got, want)
+	}
 }
