@@ -78,7 +78,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.SplitInitial, "split-initial", 1<<20, "embedded: bytes at which a table's only region on a server splits")
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
-	fs.Int64Var(&f.BlockCache, "block-cache", 512<<20, "embedded: the block cache in bytes, as a region server's: a run whose data outgrows it reads more from disk, and slows")
+	fs.Int64Var(&f.BlockCache, "block-cache", 2<<30, "embedded: the block cache in bytes, as a region server's, taken as blocks are read: a run whose data outgrows it reads more from disk, and slows")
 	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
 	f.registerHBase(fs)
 }

@@ -26,7 +26,7 @@ import (
 
 // Update is one interval of a run.
 type Update struct {
-	Phase    string // warmup, steady or done
+	Phase    string // load, warmup, steady or done
 	Interval results.Interval
 	Regions  []store.RegionStat // the interval's counter deltas
 	// Target is the open loop's arrival rate now (0: closed loop); Achieved
@@ -35,7 +35,7 @@ type Update struct {
 }
 
 // Phases a run goes through, as the phase gauge labels them.
-var Phases = []string{"warmup", "steady", "done"}
+var Phases = []string{"load", "warmup", "steady", "done"}
 
 // Server serves /metrics.
 type Server struct {

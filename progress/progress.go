@@ -136,8 +136,8 @@ func (b *bar) finish() {
 
 // Status is a load run at the end of an interval.
 type Status struct {
-	Phase    string        // "warmup" or "steady"
-	Elapsed  time.Duration // since the run began, warm-up included
+	Phase    string        // "load", "warmup" or "steady"
+	Elapsed  time.Duration // since the run began, warm-up included; in the load phase, since it began
 	Warmup   time.Duration // the warm-up's length; 0: none, or not known
 	Total    time.Duration // warm-up and steady phase; 0 when not bounded by time
 	Ops      int64         // operations started in the phase
@@ -150,6 +150,15 @@ type Status struct {
 }
 
 func (s Status) warmingUp() bool { return s.Phase == "warmup" }
+
+func (s Status) loading() bool { return s.Phase == "load" }
+
+// load says how far the load phase is: comments written of those it
+// writes, unrecorded like the warm-up.
+func (s Status) load() string {
+	return fmt.Sprintf("load %s  comments %d/%d (not recorded)  errors %d",
+		s.Elapsed.Round(time.Second), s.Ops, s.OpsTotal, s.Errors)
+}
 
 // clock is "5s/23s": the run's time so far, out of its whole length when
 // it has one. Both count the warm-up, so the figure runs on without a jump
@@ -176,6 +185,9 @@ func (s Status) warmup() string {
 }
 
 func (s Status) line() string {
+	if s.loading() {
+		return s.load()
+	}
 	if s.warmingUp() {
 		return s.warmup()
 	}
@@ -200,6 +212,9 @@ func (s Status) target() string {
 }
 
 func (s Status) short() string {
+	if s.loading() {
+		return s.load()
+	}
 	if s.warmingUp() {
 		return s.warmup()
 	}
@@ -212,6 +227,8 @@ func (s Status) short() string {
 // bounded by count only.
 func (s Status) done() float64 {
 	switch {
+	case s.loading() && s.OpsTotal > 0:
+		return float64(s.Ops) / float64(s.OpsTotal)
 	case s.Total > 0:
 		return float64(s.Elapsed) / float64(s.Total)
 	case s.OpsTotal > 0 && s.warmingUp():

@@ -173,3 +173,20 @@ func TestMeterBarBeyondEstimate(t *testing.T) {
 		t.Errorf("drawn %q", last)
 	}
 }
+
+// The load phase says how many comments of how many it has written, and
+// the bar fills with that share.
+func TestLoadPhaseShown(t *testing.T) {
+	var b strings.Builder
+	r := NewTo(&b, Lines)
+	r.Update(Status{Phase: "load", Elapsed: 12 * time.Second, Ops: 250_000, OpsTotal: 1_000_000, Errors: 3})
+	if got, want := strings.TrimSpace(b.String()), "loadgen: load 12s  comments 250000/1000000 (not recorded)  errors 3"; got != want {
+		t.Errorf("line %q\nwant %q", got, want)
+	}
+	b.Reset()
+	r = NewTo(&b, Bar)
+	r.Update(Status{Phase: "load", Elapsed: 12 * time.Second, Ops: 250_000, OpsTotal: 1_000_000, Total: time.Hour})
+	if f := r.d.(*bar).b.State().CurrentNum; f != barSteps/4 {
+		t.Errorf("bar at a quarter of the load: %d of %d, want %d", f, barSteps, barSteps/4)
+	}
+}

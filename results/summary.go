@@ -26,6 +26,12 @@ const SummaryFile = "summary.json"
 // million times still writes a small summary.
 const MaxSamples = 10
 
+// LoadPhase is what a run's load phase wrote, and in how long.
+type LoadPhase struct {
+	Comments int64   `json:"comments"`
+	Seconds  float64 `json:"seconds"`
+}
+
 // Summary is a whole run's results: summary.json.
 type Summary struct {
 	Version     int             `json:"version"`
@@ -48,7 +54,10 @@ type Summary struct {
 	// Design is the key design the run used, whole, so runs are compared
 	// by what their keys are, not by what the design was called.
 	Design *DesignRecord `json:"design,omitempty"`
-	Ops    []OpSummary   `json:"ops"`
+	// Load is the load phase the run began with, if it had one: unrecorded
+	// writes that filled the store before the warm-up.
+	Load *LoadPhase  `json:"load,omitempty"`
+	Ops  []OpSummary `json:"ops"`
 	// Actions are what a user did end to end (post a comment: create the
 	// order, write the comment), each from when its arrival was due to the
 	// end of its last op; recorded under ActionPrefix + name.

@@ -48,6 +48,16 @@ func (c *collector) start() {
 	})
 }
 
+// setPhase starts the load phase, or ends it in the warm-up, whose
+// clock and arrival schedule start here.
+func (c *collector) setPhase(phase string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	c.r.cfg.Results.Collect(c.last, now) // nothing was recorded; keeps intervals aligned
+	c.phase, c.phaseStart, c.last, c.begin = phase, now, now, now
+}
+
 // beginSteady ends the warm-up: what it did is dropped, counters restart
 // from here.
 func (c *collector) beginSteady() time.Time {
@@ -76,6 +86,7 @@ func (c *collector) tick(now time.Time) {
 		return
 	}
 	t := Tick{Phase: c.phase, Elapsed: now.Sub(c.phaseStart), Arrivals: c.r.arrived.Load(),
+		Loaded:   min(c.r.loaded.Load(), c.r.cfg.LoadTotal()),
 		Interval: c.r.cfg.Results.Collect(c.last, now)}
 	if sc := c.r.cfg.Scenario; sc.Rate > 0 || sc.Ramp != "" {
 		// The rate in the interval's middle: at its end a ramp may have

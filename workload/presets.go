@@ -54,6 +54,9 @@ func steadyPreset() Scenario {
 	s.Users, s.Products, s.Sellers, s.Regions = 20_000, 2_000, 200, 8
 	s.Duration, s.Warmup, s.Workers = presetSeconds(30), presetSeconds(3), 8
 	s.MaxPages, s.RankEvery = 5, presetSeconds(5)
+	// Everyday traffic meets a store that has comments: 50 a user fill
+	// the timelines (5 pages of 10) a timeline walk reads.
+	s.LoadPerUser = 50
 	s.Burst = BurstSpec{Size: 4, EqualLength: 0.25}
 	s.Mix = map[string]float64{"write": 35, "list": 35, "pager": 5, "timeline": 5,
 		"ranked": 10, "editor": 3, "burst": 1}
@@ -147,6 +150,9 @@ func (s Scenario) runPart() string {
 		fmt.Fprintf(&b, "Runs %d operations", s.Ops)
 	default:
 		fmt.Fprintf(&b, "Runs %v", s.Duration)
+	}
+	if s.LoadPerUser > 0 {
+		fmt.Fprintf(&b, " on a store loaded first with %d comments (%d a user)", int64(s.Users)*int64(s.LoadPerUser), s.LoadPerUser)
 	}
 	if s.Warmup > 0 {
 		fmt.Fprintf(&b, " after a %v warm-up", s.Warmup)

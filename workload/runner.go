@@ -58,8 +58,9 @@ const LateAfter = time.Millisecond
 
 // Tick is one interval of a run.
 type Tick struct {
-	Phase    string        // "warmup" or "steady"
+	Phase    string        // "load", "warmup" or "steady"
 	Elapsed  time.Duration // since the phase began
+	Loaded   int64         // load-phase comments started so far
 	Interval results.Interval
 	Regions  []store.RegionStat // the interval's counter deltas
 	Arrivals int64              // operations started in the steady phase so far
@@ -73,6 +74,10 @@ type Outcome struct {
 	Violations  map[string]*results.Violation
 	Loads       []spread.Load // per region over the steady phase
 	Interrupted bool          // stopped by the caller's context
+	// Loaded is the comments the load phase wrote (acknowledged or not),
+	// in LoadTime.
+	Loaded   int64
+	LoadTime time.Duration
 	// HotKeys are the top products and users; LocateHotKeys places them.
 	HotKeys *results.HotKeys
 }
@@ -126,6 +131,7 @@ type run struct {
 	stop    func()
 	budget  atomic.Int64 // steady-phase arrivals left; unlimited when ops == 0
 	arrived atomic.Int64
+	loaded  atomic.Int64 // load-phase comments started, and one more per worker at its end
 	late    atomic.Int64
 	unstart atomic.Int64
 	maxLate atomic.Int64 // ns: the latest a counted arrival started
@@ -159,12 +165,15 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	}
 	col := newCollector(r)
 	out := Outcome{}
-	if sc.Warmup == 0 { // steady from the first operation
+	col.start()
+	switch {
+	case r.load(ctx, workers[:sc.Workers], col, &out):
+		r.stop() // interrupted: no warm-up, no steady phase
+	case sc.Warmup == 0: // steady from the first operation
 		out.Start = r.beginSteady(col)
 	}
 	var wg sync.WaitGroup
 	r.startWorkers(&wg, workers)
-	col.start()
 	interrupted := r.waitForEnd(ctx, col, &out)
 	drained := make(chan struct{})
 	go func() { wg.Wait(); close(drained) }()
@@ -179,6 +188,46 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	out.HotKeys = e.hot.summary(HotTop)
 	out.Pacing = r.pacing()
 	return out, nil
+}
+
+// LoadTotal is the comments this process writes in the load phase: its
+// share of Users x LoadPerUser when several processes split the load.
+func (c Config) LoadTotal() int64 {
+	n := int64(c.Scenario.Users) * int64(c.Scenario.LoadPerUser)
+	if c.WorkersTotal > 1 {
+		n = (n + int64(c.WorkersTotal) - 1 - int64(c.WorkerIndex)) / int64(c.WorkersTotal)
+	}
+	return n
+}
+
+// load runs the load phase, when the scenario has one: every worker
+// writes comments back to back until LoadTotal are started. Nothing is
+// recorded; the comments are acknowledged and in the ledger as any other.
+// It says whether ctx ended it early.
+func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outcome) (interrupted bool) {
+	n := r.cfg.LoadTotal()
+	if n == 0 {
+		return false
+	}
+	col.setPhase("load")
+	start := time.Now()
+	defer func() { out.Loaded, out.LoadTime = min(r.loaded.Load(), n), time.Since(start) }()
+	write := actors["write"]
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() {
+			w.counting = false
+			for ctx.Err() == nil && r.loaded.Add(1) <= n {
+				w.arrive(r.opCtx, "write", write, time.Now(), false)
+			}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return true
+	}
+	col.setPhase("warmup")
+	return false
 }
 
 // waitForEnd runs the warm-up, then the steady phase, until the duration

@@ -31,7 +31,11 @@ const (
 	MaxWorkers    = 10_000
 	MaxBurstSize  = 10_000
 	MaxMultiOrder = 100
-	MinInterval   = 10 * time.Millisecond
+	// MaxLoadPerUser and MaxLoad bound the load phase: load_per_user, and
+	// the comments it writes in all.
+	MaxLoadPerUser = 1_000
+	MaxLoad        = 100_000_000
+	MinInterval    = 10 * time.Millisecond
 )
 
 // Scenario is every knob of a run. The zero value is not runnable: start
@@ -69,6 +73,12 @@ type Scenario struct {
 	Ops      int64    `yaml:"ops" json:"ops"`
 	Warmup   Duration `yaml:"warmup" json:"warmup"`
 	Workers  int      `yaml:"workers" json:"workers"`
+	// LoadPerUser is a load phase, as YCSB runs one before its workload:
+	// before the warm-up the workers write Users x LoadPerUser comments
+	// (on average this many a user) through the write path as fast as the
+	// store takes them, unrecorded. The run then measures a store whose
+	// listings and timelines are already full, not one filling from empty.
+	LoadPerUser int `yaml:"load_per_user" json:"load_per_user,omitempty"`
 
 	// Rate 0 and Ramp "" is a closed loop: each worker starts its next
 	// operation when the last one ends. Otherwise arrivals are open loop at
@@ -260,7 +270,11 @@ func (s Scenario) checkSizes() []error {
 		intWithin("workers", s.Workers, 1, MaxWorkers),
 		intWithin("page_size", s.PageSize, 1, comments.MaxPageSize),
 		intWithin("max_pages", s.MaxPages, 0, math.MaxInt32),
+		intWithin("load_per_user", s.LoadPerUser, 0, MaxLoadPerUser),
 		intWithin("multi_order", s.MultiOrder, 2, MaxMultiOrder),
+	}
+	if n := int64(s.Users) * int64(s.LoadPerUser); n > MaxLoad {
+		errs = append(errs, fmt.Errorf("load_per_user: %d comments for each of %d users is %d, over %d (lower load_per_user or users)", s.LoadPerUser, s.Users, n, MaxLoad))
 	}
 	if s.Mix["multi-order"] > 0 && s.MultiOrder > s.Products {
 		errs = append(errs, fmt.Errorf("multi_order: %d is more than products %d (an order's products are distinct)", s.MultiOrder, s.Products))

@@ -138,6 +138,8 @@ func TestDescribe(t *testing.T) {
 		{func(s *Scenario) { s.Ops, s.Warmup = 500, Duration(2*time.Second) },
 			"x: A test. Runs 500 operations (at most 30s) after a 2s warm-up, closed loop,"},
 		{func(s *Scenario) { s.Ops, s.Duration = 500, 0 }, "x: A test. Runs 500 operations, closed loop,"},
+		{func(s *Scenario) { s.LoadPerUser, s.Warmup = 50, Duration(3*time.Second) },
+			"x: A test. Runs 30s on a store loaded first with 500 comments (50 a user) after a 3s warm-up, closed loop,"},
 		{func(s *Scenario) { s.Rate, s.Arrival = 200, "poisson" }, "Runs 30s, open loop at 200 ops/s (poisson arrivals),"},
 		{func(s *Scenario) { s.Rate, s.Ramp, s.Arrival = 200, "1:2:1/1s", "constant" }, "Runs 30s, open loop ramping 1:2:1/1s (constant arrivals),"},
 		{func(s *Scenario) { s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 2, HotShare: 0.3} },
@@ -204,7 +206,9 @@ func TestValidateBounds(t *testing.T) {
 	}{
 		{func(s *Scenario) { s.Users = 1 }, ""},
 		{func(s *Scenario) { s.Users = 0 }, "users: 0 is out of range (want 1 to"},
-		{func(s *Scenario) { s.Users = MaxPopulation }, ""},
+		{func(s *Scenario) { s.Users, s.LoadPerUser = MaxPopulation, 0 }, ""},
+		{func(s *Scenario) { s.Users, s.LoadPerUser = MaxPopulation, 10 }, ""}, // MaxLoad exactly
+		{func(s *Scenario) { s.Users, s.LoadPerUser = MaxPopulation, 11 }, "load_per_user: 11 comments for each of 10000000 users is 110000000, over 100000000"},
 		{func(s *Scenario) { s.Users = MaxPopulation + 1 }, "users:"},
 		{func(s *Scenario) { s.System = "" }, ""},
 		{func(s *Scenario) { s.System = "fixed" }, ""},

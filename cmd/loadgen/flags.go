@@ -113,6 +113,8 @@ func (b *binder) register() {
 	bind(b, "regions", func(s *workload.Scenario) *int { return &s.Regions }, intVar, "regions each table is pre-split into")
 	bindDuration(b, "duration", func(s *workload.Scenario) *workload.Duration { return &s.Duration }, "steady phase length (0: until --ops or Ctrl-C)")
 	bind(b, "ops", func(s *workload.Scenario) *int64 { return &s.Ops }, int64Var, "operations in the steady phase (0: until --duration)")
+	bind(b, "load-per-user", func(s *workload.Scenario) *int { return &s.LoadPerUser }, intVar,
+		"load phase: before the warm-up, write this many comments a user on average, unrecorded, so the run starts with full listings and timelines (0: none)")
 	bindDuration(b, "warmup", func(s *workload.Scenario) *workload.Duration { return &s.Warmup }, "warm-up before recording starts")
 	bind(b, "workers", func(s *workload.Scenario) *int { return &s.Workers }, intVar, "closed loop: concurrent workers; open loop: the cap on operations in flight")
 	bind(b, "rate", func(s *workload.Scenario) *float64 { return &s.Rate }, floatVar, "open loop: arrivals per second (0: closed loop)")

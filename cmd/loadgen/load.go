@@ -314,12 +314,16 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 			steps.add(t, busiest(t.Regions, out), hottestRegion(t.Regions))
 		}
 		errs += intervalErrors(t.Interval)
-		st := status(sc, t, errs)
+		st := status(sc, t, errs, cfg.LoadTotal())
 		st.Servers = busiestLine(out, t.Regions)
 		rep.Update(st)
 	}
 	res, err := env.Run(ctx, cfg)
 	rep.Finish()
+	if res.Loaded > 0 {
+		fmt.Fprintf(stdout, "load phase: %d comments in %.1fs (%.0f/s), not recorded\n",
+			res.Loaded, res.LoadTime.Seconds(), float64(res.Loaded)/max(res.LoadTime.Seconds(), 1e-9))
+	}
 	if o.breachStopped || o.searchDone {
 		res.Interrupted = false // it ended where it was told to
 	}
@@ -374,6 +378,9 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		return sum, err
 	}
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
+	if res.Loaded > 0 {
+		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds()}
+	}
 	sum.Design = &results.DesignRecord{Name: layout.Name(), Source: string(layout.Source())}
 	sum.Durability = o.backend.Durability()
 	servers, err := serverNames(ctx, st)
@@ -500,7 +507,10 @@ func intervalErrors(iv results.Interval) int64 {
 	return n
 }
 
-func status(sc workload.Scenario, t workload.Tick, errs int64) progress.Status {
+func status(sc workload.Scenario, t workload.Tick, errs int64, loadTotal int64) progress.Status {
+	if t.Phase == "load" {
+		return progress.Status{Phase: t.Phase, Elapsed: t.Elapsed, Ops: t.Loaded, OpsTotal: loadTotal, Errors: errs}
+	}
 	s := progress.Status{Phase: t.Phase, Elapsed: t.Elapsed, Ops: t.Arrivals, Errors: errs, OpsTotal: sc.Ops, Warmup: time.Duration(sc.Warmup)}
 	if t.Phase == "steady" {
 		s.Elapsed += time.Duration(sc.Warmup)

@@ -55,7 +55,7 @@ type Options struct {
 	// Now is the clock in ms, used for cell timestamps and region ids;
 	// default time.Now().UnixMilli(). It must be safe for concurrent use.
 	Now func() int64
-	// CacheSize is Pebble's block cache in bytes: default 512 MiB, 8 MiB
+	// CacheSize is Pebble's block cache in bytes: default 2 GiB, 8 MiB
 	// read-only. A load run reads comments at random across all it wrote;
 	// once they outgrow the cache, every listing reads and decompresses a
 	// block per comment, and the run slows as its data grows (a region
@@ -70,7 +70,7 @@ type Options struct {
 
 // Options.CacheSize's defaults, for a writable engine and a read-only one.
 const (
-	defaultCacheSize  = 512 << 20
+	defaultCacheSize  = 2 << 30
 	readOnlyCacheSize = 8 << 20
 )
 

@@ -1,0 +1,123 @@
+package workload
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/results"
+	"commentbench/store"
+)
+
+// runLoaded runs sc on st, cancelled stopAfter into the run when that is
+// above 0, and returns the outcome, the recorded totals and the comments
+// the run's writes had acknowledged.
+func runLoaded(t *testing.T, st store.Store, sc Scenario, stopAfter time.Duration) (Outcome, map[string]results.OpTotals, int64) {
+	t.Helper()
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := results.NewSet(ResultNames())
+	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1,
+		Sys: comments.New(st, comments.Options{Layout: layout, Scan: comments.Bounded})}
+	env, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if stopAfter > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, stopAfter)
+		defer cancel()
+	}
+	out, err := env.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := map[string]results.OpTotals{}
+	for _, o := range set.Totals() {
+		tot[o.Op] = o
+	}
+	var acked int64 // every load-phase write ends before Run returns
+	for i := range env.Acked.products {
+		acked += env.Acked.products[i].Load()
+	}
+	return out, tot, acked
+}
+
+// The load phase writes Users x LoadPerUser comments, however the workers
+// share them out, records none of them, and the steady phase runs after it.
+func TestLoadPhaseWritesItsCountUnrecorded(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Users, sc.LoadPerUser, sc.Workers = 101, 7, 3 // 707 comments over 3 workers
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Ops, sc.Warmup = 40, 0
+	out, tot, acked := runLoaded(t, openEngine(t), sc, 0)
+	if out.Loaded != 707 || acked != 707 {
+		t.Errorf("load phase wrote %d, %d acknowledged; want 707 and 707", out.Loaded, acked)
+	}
+	if n := tot["comment-write"].Count + tot["order-create"].Count; n != 0 {
+		t.Errorf("%d load-phase writes were recorded; want 0", n)
+	}
+	if n := tot["product-latest"].Count; n != 40 {
+		t.Errorf("steady phase recorded %d listings; want its 40", n)
+	}
+	if out.LoadTime <= 0 || out.Start.IsZero() {
+		t.Errorf("load time %v, steady start %v: want both set", out.LoadTime, out.Start)
+	}
+}
+
+// Without load_per_user there is no load phase.
+func TestNoLoadPhase(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Ops, sc.Warmup = 10, 0
+	out, _, acked := runLoaded(t, openEngine(t), sc, 0)
+	if out.Loaded != 0 || out.LoadTime != 0 || acked != 0 {
+		t.Errorf("loaded %d in %v, %d acknowledged; want no load phase", out.Loaded, out.LoadTime, acked)
+	}
+}
+
+// Cancelling during the load phase ends the run there: no steady phase,
+// nothing recorded, the load cut short.
+func TestLoadPhaseInterrupted(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.LoadPerUser = 1000 // 500,000 comments, 1 ms each: far more than the 300 ms allowed
+	sc.Ops, sc.Duration = 0, Duration(time.Hour)
+	out, tot, _ := runLoaded(t, slowStore{openEngine(t), time.Millisecond}, sc, 300*time.Millisecond)
+	if !out.Interrupted || out.Loaded == 0 || out.Loaded >= 500_000 {
+		t.Errorf("interrupted=%v, loaded %d; want interrupted part way", out.Interrupted, out.Loaded)
+	}
+	var recorded int64
+	for _, o := range tot {
+		recorded += o.Count
+	}
+	if recorded != 0 || out.Pacing.Arrivals != 0 || !out.Start.Equal(out.End) {
+		t.Errorf("recorded %d ops, %d arrivals, steady %v to %v; want no steady phase", recorded, out.Pacing.Arrivals, out.Start, out.End)
+	}
+}
+
+// Processes sharing a load write it once between them: their shares add
+// up to the whole and differ by at most one.
+func TestLoadTotalSplits(t *testing.T) {
+	for _, users := range []int{1, 7, 100, 20_000} {
+		for _, per := range []int{0, 1, 3, 50} {
+			for total := 1; total <= 9; total++ {
+				var sum, lo, hi int64 = 0, 1 << 62, -1
+				for i := range total {
+					n := Config{Scenario: Scenario{Users: users, LoadPerUser: per}, WorkerIndex: i, WorkersTotal: total}.LoadTotal()
+					sum, lo, hi = sum+n, min(lo, n), max(hi, n)
+				}
+				if want := int64(users * per); sum != want || hi-lo > 1 {
+					t.Fatalf("users %d x %d over %d processes: shares sum to %d (want %d), spread %d..%d", users, per, total, sum, want, lo, hi)
+				}
+			}
+		}
+	}
+}
