@@ -24,7 +24,7 @@ func TestBenchPrintsEveryGoal(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "scripts/bench.sh")
 	cmd.Dir = ".."
-	cmd.Env = append(cmd.Environ(), "ROUNDS=1", "BENCHTIME=1x", "STEADY=6s", "VERIFY_COMMENTS=2000", "WRITES=300")
+	cmd.Env = append(cmd.Environ(), "ROUNDS=1", "BENCHTIME=1x", "STEADY=6s", "STEADY_LOAD=1", "VERIFY_COMMENTS=2000", "WRITES=300")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("make bench: %v\n%s", err, out)

@@ -10,7 +10,8 @@
 #   ROUNDS=7 BENCHTIME=2s make bench
 #
 # Environment: ROUNDS, BENCHTIME (per Go benchmark run, default 1s),
-# STEADY (the steady run's length, default 4m), VERIFY_COMMENTS (default
+# STEADY (the steady run's length, default 4m), STEADY_LOAD (its
+# --load-per-user, default the preset's 50), VERIFY_COMMENTS (default
 # 1000000), WRITES (the harness write comparison's arrivals, default
 # 100000), KEEP=1 keeps the work dir (its path is printed).
 set -euo pipefail
@@ -104,7 +105,7 @@ goal_steady() {
 	for r in $(seq "$ROUNDS"); do
 		printf '  steady: run %d of %d (%s)\n' "$r" "$ROUNDS" "$STEADY" >&2
 		rm -rf "$W/steady"
-		"$W/loadgen" --preset steady --duration "$STEADY" --quiet --no-report \
+		"$W/loadgen" --preset steady --duration "$STEADY" ${STEADY_LOAD:+--load-per-user "$STEADY_LOAD"} --quiet --no-report \
 			--data-dir "$W/steady/data" --out "$W/steady/out" >/dev/null
 		awk -F, '$4 == "comment-write" { at[NR] = $1; n[NR] = $5; if ($2 + 0 > end) end = $2 + 0 }
 			END { for (i in at) { if (at[i] + 0 < 30) f += n[i]; if (at[i] + 0 >= end - 30) l += n[i] }

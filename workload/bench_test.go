@@ -20,7 +20,7 @@ import (
 // benchRun prepares sc on st, then times a run of b.N arrivals and reports
 // arrivals/s, per core, and what op counts per second.
 func benchRun(b *testing.B, st store.Store, sc Scenario, op string) {
-	sc.Ops, sc.Duration, sc.Warmup = int64(b.N), 0, 0
+	sc.Ops, sc.Duration, sc.Warmup, sc.LoadPerUser = int64(b.N), 0, 0, 0 // b.N arrivals, no more
 	layout, err := keys.Load(sc.Layout)
 	if err != nil {
 		b.Fatal(err)
@@ -109,7 +109,7 @@ func BenchmarkManyWorkers(b *testing.B) {
 				runtime.ReadMemStats(&before)
 				sc, _ := Preset("steady")
 				sc.Workers, sc.RankEvery, sc.Burst.Every = workers, 0, 0
-				sc.Users, sc.Products, sc.Ops, sc.Duration, sc.Warmup = 2000, 200, 20000, 0, 0
+				sc.Users, sc.Products, sc.Ops, sc.Duration, sc.Warmup, sc.LoadPerUser = 2000, 200, 20000, 0, 0, 0
 				st := &firstCall{Store: nop.New()}
 				set := results.NewSet(ResultNames())
 				cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, Sys: comments.New(st, comments.Options{Layout: keys.Seed})}

@@ -166,15 +166,17 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	col := newCollector(r)
 	out := Outcome{}
 	col.start()
-	switch {
-	case r.load(ctx, workers[:sc.Workers], col, &out):
-		r.stop() // interrupted: no warm-up, no steady phase
-	case sc.Warmup == 0: // steady from the first operation
+	interrupted := r.load(ctx, workers[:sc.Workers], col, &out)
+	if interrupted {
+		r.stop() // no warm-up, no steady phase
+	} else if sc.Warmup == 0 { // steady from the first operation
 		out.Start = r.beginSteady(col)
 	}
 	var wg sync.WaitGroup
 	r.startWorkers(&wg, workers)
-	interrupted := r.waitForEnd(ctx, col, &out)
+	if !interrupted {
+		interrupted = r.waitForEnd(ctx, col, &out)
+	}
 	drained := make(chan struct{})
 	go func() { wg.Wait(); close(drained) }()
 	r.drain(drained, cancelOps)

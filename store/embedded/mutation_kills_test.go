@@ -21,12 +21,12 @@ import (
 func TestOptionDefaults(t *testing.T) {
 	var zero Options
 	zero.setDefaults()
-	if zero.Servers != 3 || zero.CacheSize != 512<<20 || zero.InitialSplitSize != 1<<20 || zero.MaxRegionSize != 16<<20 || zero.Now == nil {
+	if zero.Servers != 3 || zero.CacheSize != 2<<30 || zero.InitialSplitSize != 1<<20 || zero.MaxRegionSize != 16<<20 || zero.Now == nil {
 		t.Fatalf("zero options: %+v", zero)
 	}
 	neg := Options{Servers: -1, CacheSize: -1, InitialSplitSize: -1, MaxRegionSize: -1}
 	neg.setDefaults()
-	if neg.Servers != 3 || neg.CacheSize != 512<<20 || neg.InitialSplitSize != 1<<20 || neg.MaxRegionSize != 16<<20 {
+	if neg.Servers != 3 || neg.CacheSize != 2<<30 || neg.InitialSplitSize != 1<<20 || neg.MaxRegionSize != 16<<20 {
 		t.Fatalf("negative options: %+v", neg)
 	}
 	ro := Options{ReadOnly: true}

@@ -72,7 +72,7 @@ func captureArrivals(b testing.TB, n int, dir string) (seed, run []capturedOp, c
 	sc.Workers, sc.RankEvery, sc.Burst.Every = 1, 0, 0
 	sc.Mix = map[string]float64{"write": 1}
 	sc.Users, sc.Products = 2000, 200
-	sc.Ops, sc.Duration, sc.Warmup = int64(n), 0, 0
+	sc.Ops, sc.Duration, sc.Warmup, sc.LoadPerUser = int64(n), 0, 0, 0
 	written, err := runScenario(c, sc)
 	if err != nil {
 		b.Fatal(err)
