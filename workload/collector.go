@@ -28,8 +28,12 @@ type collector struct {
 
 func newCollector(r *run) *collector {
 	now := time.Now()
+	phase := "warmup"
+	if r.cfg.LoadTotal() > 0 {
+		phase = "load" // from the first tick: the load phase starts as the collector does
+	}
 	c := &collector{r: r, tracker: spread.NewTracker(), quit: make(chan struct{}),
-		phase: "warmup", phaseStart: now, last: now, begin: now}
+		phase: phase, phaseStart: now, last: now, begin: now}
 	c.tracker.Reset(c.stats())
 	return c
 }
@@ -48,8 +52,8 @@ func (c *collector) start() {
 	})
 }
 
-// setPhase starts the load phase, or ends it in the warm-up, whose
-// clock and arrival schedule start here.
+// setPhase ends the load phase in the warm-up, whose clock and arrival
+// schedule start here.
 func (c *collector) setPhase(phase string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

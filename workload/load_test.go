@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +120,44 @@ func TestLoadTotalSplits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The ticks say the phase: the load first, counting up its comments, then
+// the warm-up, then the steady phase, each in one stretch.
+func TestLoadPhaseTicks(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Users, sc.LoadPerUser, sc.Workers = 50, 4, 2
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Ops, sc.Warmup, sc.Interval = 20, Duration(60*time.Millisecond), Duration(10*time.Millisecond)
+	st := slowStore{openEngine(t), time.Millisecond} // 200 comments take a few intervals
+	layout, _ := keys.Load(sc.Layout)
+	var phases []string
+	var loaded []int64
+	cfg := Config{Scenario: sc, Results: results.NewSet(ResultNames()), WorkersTotal: 1,
+		Sys: comments.New(st, comments.Options{Layout: layout}),
+		OnTick: func(tk Tick) {
+			if len(phases) == 0 || phases[len(phases)-1] != tk.Phase {
+				phases = append(phases, tk.Phase)
+			}
+			loaded = append(loaded, tk.Loaded)
+		}}
+	env, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(phases, " "); got != "load warmup steady" {
+		t.Errorf("phases %q, want %q", got, "load warmup steady")
+	}
+	for i := 1; i < len(loaded); i++ {
+		if loaded[i] < loaded[i-1] || loaded[i] > 200 {
+			t.Fatalf("loaded per tick %v: want it rising to 200, never past", loaded)
+		}
+	}
+	if last := loaded[len(loaded)-1]; last != 200 {
+		t.Errorf("loaded at the end %d, want 200", last)
 	}
 }

@@ -211,7 +211,6 @@ func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outco
 	if n == 0 {
 		return false
 	}
-	col.setPhase("load")
 	start := time.Now()
 	defer func() { out.Loaded, out.LoadTime = min(r.loaded.Load(), n), time.Since(start) }()
 	write := actors["write"]
