@@ -5,7 +5,7 @@
 # ...) so that a noisy neighbour slows both alike: ratios, not absolute
 # figures, are what a shared machine can be trusted with.
 #
-#   make bench                          # every goal (about 35 minutes)
+#   make bench                          # every goal (about 30 minutes)
 #   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt
 #   ROUNDS=7 BENCHTIME=2s make bench
 #
