@@ -145,15 +145,20 @@ func TestSplitDuringPutsAndScans(t *testing.T) {
 		}()
 	}
 
-	scanWG.Add(1)
+	moved := make(chan struct{})
 	go func() { // explicit splits and moves alongside the automatic ones
-		defer scanWG.Done()
-		for i := 0; i < 60; i++ {
-			select {
-			case <-stop:
+		defer close(moved)
+		// 60 at least, then on until a scan has overlapped one (a loaded
+		// machine may not run the scanners while the writers write).
+		deadline := time.Now().Add(10 * time.Second)
+		for i := 0; ; i++ {
+			mu.Lock()
+			overlapped := scansAcrossChange > 0
+			mu.Unlock()
+			if i >= 60 && (overlapped || time.Now().After(deadline)) {
 				return
-			case <-time.After(time.Millisecond):
 			}
+			time.Sleep(time.Millisecond)
 			var key []byte
 			acked.Range(func(k, _ any) bool { key = []byte(k.(string)); return i%2 == 0 })
 			if key != nil {
@@ -166,6 +171,7 @@ func TestSplitDuringPutsAndScans(t *testing.T) {
 	}()
 
 	wg.Wait()
+	<-moved
 	close(stop)
 	scanWG.Wait()
 	if err := e.WaitIdle(); err != nil {
