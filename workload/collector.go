@@ -52,14 +52,14 @@ func (c *collector) start() {
 	})
 }
 
-// setPhase ends the load phase in the warm-up, whose clock and arrival
+// endLoad ends the load phase in the warm-up, whose clock and arrival
 // schedule start here.
-func (c *collector) setPhase(phase string) {
+func (c *collector) endLoad() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
 	c.r.cfg.Results.Collect(c.last, now) // nothing was recorded; keeps intervals aligned
-	c.phase, c.phaseStart, c.last, c.begin = phase, now, now, now
+	c.phase, c.phaseStart, c.last, c.begin = "warmup", now, now, now
 }
 
 // beginSteady ends the warm-up: what it did is dropped, counters restart
@@ -90,7 +90,7 @@ func (c *collector) tick(now time.Time) {
 		return
 	}
 	t := Tick{Phase: c.phase, Elapsed: now.Sub(c.phaseStart), Arrivals: c.r.arrived.Load(),
-		Loaded:   min(c.r.loaded.Load(), c.r.cfg.LoadTotal()),
+		Loaded:   c.r.loadedSoFar(),
 		Interval: c.r.cfg.Results.Collect(c.last, now)}
 	if sc := c.r.cfg.Scenario; sc.Rate > 0 || sc.Ramp != "" {
 		// The rate in the interval's middle: at its end a ramp may have

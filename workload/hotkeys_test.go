@@ -269,10 +269,7 @@ func TestHotKeysSteadyOnly(t *testing.T) {
 	sc.Mix = map[string]float64{"write": 1, "list": 1}
 	sc.Ops, sc.Warmup, sc.Workers = 300, Duration(300*time.Millisecond), 4 // shards shared
 	env, out, tot := runHot(t, openEngine(t), sc)
-	var acked int64
-	for i := range env.Acked.products {
-		acked += env.Acked.products[i].Load()
-	}
+	acked := ackedComments(env)
 	written := requests(tot, "comment-write")
 	if got := out.HotKeys.Totals.ProductsByRequests; got != written+requests(tot, "product-latest") {
 		t.Errorf("product requests %d, the steady phase recorded %d", got, written+requests(tot, "product-latest"))
@@ -283,6 +280,13 @@ func TestHotKeysSteadyOnly(t *testing.T) {
 }
 
 func runHot(t *testing.T, st store.Store, sc Scenario) (*Env, Outcome, map[string]results.OpTotals) {
+	t.Helper()
+	return runStopped(t, st, sc, 0)
+}
+
+// runStopped is runHot with the run's context cancelled stopAfter into
+// the run (after the seeding) when that is above 0.
+func runStopped(t *testing.T, st store.Store, sc Scenario, stopAfter time.Duration) (*Env, Outcome, map[string]results.OpTotals) {
 	t.Helper()
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
@@ -297,7 +301,13 @@ func runHot(t *testing.T, st store.Store, sc Scenario) (*Env, Outcome, map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := env.Run(context.Background(), cfg)
+	ctx := context.Background()
+	if stopAfter > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, stopAfter)
+		defer cancel()
+	}
+	out, err := env.Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,6 +316,16 @@ func runHot(t *testing.T, st store.Store, sc Scenario) (*Env, Outcome, map[strin
 		tot[o.Op] = o
 	}
 	return env, out, tot
+}
+
+// ackedComments is the comments the run's writes had acknowledged: every
+// write has ended when Run returns.
+func ackedComments(env *Env) int64 {
+	var n int64
+	for i := range env.Acked.products {
+		n += env.Acked.products[i].Load()
+	}
+	return n
 }
 
 func requests(tot map[string]results.OpTotals, ops ...string) int64 {

@@ -12,44 +12,12 @@ import (
 	"commentbench/store"
 )
 
-// runLoaded runs sc on st, cancelled stopAfter into the run when that is
-// above 0, and returns the outcome, the recorded totals and the comments
-// the run's writes had acknowledged.
+// runLoaded runs sc on st as runStopped does and returns the outcome, the
+// recorded totals and the comments acknowledged.
 func runLoaded(t *testing.T, st store.Store, sc Scenario, stopAfter time.Duration) (Outcome, map[string]results.OpTotals, int64) {
 	t.Helper()
-	if err := sc.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	layout, err := keys.Load(sc.Layout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := results.NewSet(ResultNames())
-	cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1,
-		Sys: comments.New(st, comments.Options{Layout: layout, Scan: comments.Bounded})}
-	env, err := Prepare(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if stopAfter > 0 {
-		var cancel func()
-		ctx, cancel = context.WithTimeout(ctx, stopAfter)
-		defer cancel()
-	}
-	out, err := env.Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tot := map[string]results.OpTotals{}
-	for _, o := range set.Totals() {
-		tot[o.Op] = o
-	}
-	var acked int64 // every load-phase write ends before Run returns
-	for i := range env.Acked.products {
-		acked += env.Acked.products[i].Load()
-	}
-	return out, tot, acked
+	env, out, tot := runStopped(t, st, sc, stopAfter)
+	return out, tot, ackedComments(env)
 }
 
 // The load phase writes Users x LoadPerUser comments, however the workers

@@ -212,7 +212,7 @@ func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outco
 		return false
 	}
 	start := time.Now()
-	defer func() { out.Loaded, out.LoadTime = min(r.loaded.Load(), n), time.Since(start) }()
+	defer func() { out.Loaded, out.LoadTime = r.loadedSoFar(), time.Since(start) }()
 	write := actors["write"]
 	var wg sync.WaitGroup
 	for _, w := range ws {
@@ -227,9 +227,13 @@ func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outco
 	if ctx.Err() != nil {
 		return true
 	}
-	col.setPhase("warmup")
+	col.endLoad()
 	return false
 }
+
+// loadedSoFar is the load-phase comments started: the counter without
+// the one each worker adds past the end as it stops.
+func (r *run) loadedSoFar() int64 { return min(r.loaded.Load(), r.cfg.LoadTotal()) }
 
 // waitForEnd runs the warm-up, then the steady phase, until the duration
 // passes, the op budget is spent, or ctx is done.
