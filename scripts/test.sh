@@ -3,11 +3,12 @@
 # checked (or, as root, installed) before anything runs; then go vet, the
 # tests of every package at once (a line per package as it finishes, a
 # line per end-to-end test, whatever fails in full), then the race
-# detector over the packages that share state between goroutines.
+# detector over the packages that share state between goroutines, then
+# each failure again in a few lines.
 #   bash scripts/test.sh      (from the repository's root)
 # Environment: HDRJS_VERSION, the npm package's version to install.
 set -euo pipefail
-zkdir=.data/zookeeper hdrjs=.data/hdrjs
+zkdir=.data/zookeeper hdrjs=.data/hdrjs recap=.data/test-recap
 begin=$(date +%s)
 
 bash scripts/prereqs.sh
@@ -16,6 +17,7 @@ if [ ! -d "$hdrjs/node_modules/hdr-histogram-js" ]; then
 	npm install --prefix "$hdrjs" --no-audit --no-fund --loglevel=error "hdr-histogram-js@${HDRJS_VERSION:?}"
 fi
 go build -o .data/bin/testfmt ./scripts/testfmt
+rm -f "$recap"
 echo "go vet"
 go vet ./...
 
@@ -28,12 +30,17 @@ export COMMENTBENCH_ZK COMMENTBENCH_HDRJS COMMENTBENCH_CHROMIUM
 COMMENTBENCH_ZK=$(cat "$zkdir/addr")
 COMMENTBENCH_HDRJS=$PWD/$hdrjs/node_modules
 COMMENTBENCH_CHROMIUM=$(bash scripts/chromium.sh)
-go test -count=1 -json ./... | .data/bin/testfmt -each commentbench/e2e || status=1
+go test -count=1 -json ./... | .data/bin/testfmt -each commentbench/e2e -recap "$recap" || status=1
 
 echo "go test -race: the packages whose goroutines share state"
 go test -count=1 -json -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... \
-	./hbase/... ./hbasetest/... | .data/bin/testfmt || status=1
+	./hbase/... ./hbasetest/... | .data/bin/testfmt -recap "$recap" || status=1
 
+# The failures again, short, as the last lines: a CI page shows a log's end.
+if [ -s "$recap" ]; then
+	echo "what failed (in full above):"
+	cat "$recap"
+fi
 verdict=passed
 [ $status = 0 ] || verdict=FAILED
 echo "make test $verdict in $(( $(date +%s) - begin ))s"

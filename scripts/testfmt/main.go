@@ -2,9 +2,12 @@
 // per package as it finishes, a line per finished top-level test of the
 // packages named by -each (the long end-to-end package, so its minutes are
 // not silent), skipped tests with their reason, and, for whatever fails,
-// its whole output. It exits 1 when anything failed.
+// its whole output. It exits 1 when anything failed. With -recap FILE it
+// also appends to FILE a few lines per failure (the test's name and the
+// lines its assertions printed), so the end of a long log, the part a CI
+// page shows, still says what failed.
 //
-//	go test -json ./... | testfmt -each commentbench/e2e
+//	go test -json ./... | testfmt -each commentbench/e2e -recap .data/test-recap
 package main
 
 import (
@@ -32,15 +35,34 @@ type event struct {
 
 func main() {
 	each := flag.String("each", "", "comma-separated packages whose every top-level test gets a line")
+	recap := flag.String("recap", "", "a file to append each failure's short form to")
 	flag.Parse()
 	f := newFormatter(os.Stdout, strings.Split(*each, ","), time.Now)
 	if err := f.read(os.Stdin); err != nil {
 		fmt.Fprintln(os.Stderr, "testfmt:", err)
 		os.Exit(1)
 	}
+	if *recap != "" && len(f.recap) > 0 {
+		if err := appendFile(*recap, strings.Join(f.recap, "")); err != nil {
+			fmt.Fprintln(os.Stderr, "testfmt:", err)
+			os.Exit(1)
+		}
+	}
 	if f.failed {
 		os.Exit(1)
 	}
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("recap: %w", err)
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return fmt.Errorf("recap %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 type formatter struct {
@@ -49,6 +71,8 @@ type formatter struct {
 	now    func() time.Time
 	start  time.Time
 	failed bool
+	// recap holds each failure's short form, in the order they failed.
+	recap []string
 	// out holds output not yet shown, by package, then top-level test ("":
 	// the package's own), to print if it fails.
 	out map[string]map[string]*strings.Builder
@@ -85,7 +109,9 @@ func (f *formatter) handle(e event) {
 		f.buffer(e.Package+e.ImportPath, top).WriteString(e.Output)
 	case "build-fail":
 		f.failed = true
-		f.printf("%s BUILD FAILED %s\n%s", f.clock(), e.ImportPath, f.take(e.ImportPath, ""))
+		out := f.take(e.ImportPath, "")
+		f.printf("%s BUILD FAILED %s\n%s", f.clock(), e.ImportPath, out)
+		f.recap = append(f.recap, fmt.Sprintf("BUILD FAILED %s\n%s", e.ImportPath, indent(gist(out))))
 	case "pass", "fail", "skip":
 		if e.Test == "" {
 			f.packageDone(e)
@@ -123,6 +149,7 @@ func (f *formatter) testDone(e event) {
 	case e.Action == "fail":
 		f.failed = true
 		f.printf("%s FAIL %s %s (%.1fs)\n%s", f.clock(), short(e.Package), e.Test, e.Elapsed, indent(out))
+		f.recap = append(f.recap, fmt.Sprintf("FAIL %s %s\n%s", short(e.Package), e.Test, indent(gist(out))))
 	case e.Action == "skip":
 		f.printf("%s skip %s %s: %s\n", f.clock(), short(e.Package), e.Test, skipReason(out))
 	case f.each[e.Package]:
@@ -137,6 +164,9 @@ func (f *formatter) packageDone(e event) {
 	case e.Action == "fail":
 		f.failed = true
 		f.printf("%s FAIL %s (%.1fs)\n%s", f.clock(), e.Package, e.Elapsed, indent(own))
+		if g := gist(own); g != "" {
+			f.recap = append(f.recap, fmt.Sprintf("FAIL %s\n%s", e.Package, indent(g)))
+		}
 	case strings.Contains(own, "[no test files]"):
 	default:
 		f.printf("%s ok   %s (%.1fs)\n", f.clock(), e.Package, e.Elapsed)
@@ -177,4 +207,49 @@ func indent(s string) string {
 		return ""
 	}
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// gistLines bounds a failure's recap: enough for the assertion and its
+// context, not a whole log.
+const gistLines = 10
+
+// gist is what a failure said, short: the lines its tests logged from a
+// _test.go file (t.Errorf and t.Fatal say where they are) with the more
+// indented lines that continue them; when there are none (a panic, a
+// timeout), the output's last lines. At most gistLines, the last ones, as
+// a test's fatal line comes last.
+func gist(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var keep []string
+	depth := -1 // the indent of the assertion being continued, -1 for none
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		in := len(l) - len(strings.TrimLeft(l, " \t"))
+		switch {
+		case strings.Contains(t, "_test.go:"):
+			keep, depth = append(keep, t), in
+		case depth >= 0 && in > depth && t != "":
+			keep = append(keep, "  "+t)
+		default:
+			depth = -1
+		}
+	}
+	if len(keep) == 0 {
+		for _, l := range lines {
+			if t := strings.TrimSpace(l); !framing(t) {
+				keep = append(keep, t)
+			}
+		}
+	}
+	if len(keep) > gistLines {
+		keep = append([]string{fmt.Sprintf("(%d lines before these)", len(keep)-gistLines+1)}, keep[len(keep)-gistLines+1:]...)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// framing is go test's own line around a test's output ("=== RUN",
+// "--- FAIL", a package's "FAIL" and its timing), not what the test said.
+func framing(line string) bool {
+	return line == "" || line == "FAIL" || strings.HasPrefix(line, "FAIL\t") ||
+		strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- ")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,45 @@ func TestFormatQuietPasses(t *testing.T) {
 `)
 	if failed || !strings.Contains(pass, "ok   m/a (1.0s)") {
 		t.Errorf("a passing session: failed %v\n%s", failed, pass)
+	}
+}
+
+// The recap names each failure with what its assertions said, not go
+// test's framing or the log lines around them.
+func TestRecap(t *testing.T) {
+	var b strings.Builder
+	f := newFormatter(&b, nil, time.Now)
+	if err := f.read(strings.NewReader(session)); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(f.recap, "")
+	want := "FAIL unit TestA\n    a_test.go:9: got 1, want 2\n" +
+		"BUILD FAILED m/broken [m/broken.test]\n    broken.go:3:1: syntax error\n"
+	if got != want {
+		t.Errorf("recap:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestGist(t *testing.T) {
+	for _, c := range []struct{ name, out, want string }{
+		{"assertion and its continuation, logs dropped",
+			"=== RUN   TestX\n    x_test.go:5: ran loadgen\n    loadgen: 120 writes/s\n    x_test.go:9: exit 1, want 0\n        stderr: boom\n--- FAIL: TestX (1.00s)\n",
+			"x_test.go:5: ran loadgen\nx_test.go:9: exit 1, want 0\n  stderr: boom"},
+		{"a panic: the last lines",
+			"=== RUN   TestP\npanic: nil map\n\ngoroutine 7 [running]:\nFAIL\n",
+			"panic: nil map\ngoroutine 7 [running]:"},
+		{"only framing", "=== RUN   TestQ\n--- FAIL: TestQ (0.00s)\nFAIL\nFAIL\tm/q\t0.004s\n", ""},
+	} {
+		if got := gist(c.out); got != c.want {
+			t.Errorf("%s: gist\n%q, want\n%q", c.name, got, c.want)
+		}
+	}
+	var long strings.Builder
+	for i := range 25 {
+		fmt.Fprintf(&long, "    y_test.go:%d: bad\n", i)
+	}
+	got := strings.Split(gist(long.String()), "\n")
+	if len(got) != gistLines || got[0] != "(16 lines before these)" || got[gistLines-1] != "y_test.go:24: bad" {
+		t.Errorf("a long failure's gist: %q", got)
 	}
 }
