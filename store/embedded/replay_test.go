@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"commentbench/comments"
 	"commentbench/keys"
@@ -62,12 +64,14 @@ type capturedOp struct {
 // preparing the run, those of the run, and its comment writes.
 func captureArrivals(b testing.TB, n int, dir string) (seed, run []capturedOp, comments int64) {
 	b.Helper()
-	e, err := Open(Options{Dir: dir, CreateIfMissing: true})
+	c := &capturing{}
+	c.tick()
+	e, err := Open(Options{Dir: dir, CreateIfMissing: true, Now: c.clock.Load})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	c := &capturing{Engine: e}
+	c.Engine = e
 	sc, _ := workload.Preset("steady")
 	sc.Workers, sc.RankEvery, sc.Burst.Every = 1, 0, 0
 	sc.Mix = map[string]float64{"write": 1}
@@ -110,12 +114,23 @@ func runScenario(c *capturing, sc workload.Scenario) (int64, error) {
 
 // capturing is an engine that notes, for the replay, the Pebble keys and
 // values of its writes and the bounds of its point reads. One worker calls
-// it, so it takes no lock.
+// it, so it takes no lock. The engine's clock is the capture's: it stands
+// still through each write, so the timestamps noted are the ones the
+// engine writes (two writes of a cell in one millisecond are one key in
+// both, where a clock read apart could split them across a tick).
 type capturing struct {
 	*Engine
+	clock        atomic.Int64 // ms; the engine's splitter reads it too
 	ops          []capturedOp
 	prepared     int
 	unreplayable string
+}
+
+// tick sets the clock to now and returns it.
+func (c *capturing) tick() int64 {
+	now := time.Now().UnixMilli()
+	c.clock.Store(now)
+	return now
 }
 
 var _ store.Store = (*capturing)(nil)
@@ -126,7 +141,7 @@ func (c *capturing) Mutate(ctx context.Context, name string, muts ...store.Mutat
 		return err
 	}
 	var op capturedOp
-	now := c.now()
+	now := c.tick()
 	for _, m := range muts {
 		if m.DeleteRow {
 			c.unreplayable = "row delete"
@@ -167,9 +182,10 @@ func (c *capturing) CheckAndPut(ctx context.Context, name string, row, q, expect
 		return false, err
 	}
 	c.noteRead(t, row)
+	now := c.tick()
 	put, err := c.Engine.CheckAndPut(ctx, name, row, q, expected, cells...)
 	if put {
-		c.ops = append(c.ops, capturedOp{kvs: appendCellKVs(nil, t, row, cells, c.now())})
+		c.ops = append(c.ops, capturedOp{kvs: appendCellKVs(nil, t, row, cells, now)})
 	}
 	return put, err
 }
@@ -219,8 +235,8 @@ func replay(db *pebble.DB, ops []capturedOp) error {
 }
 
 // The replay writes what the engine wrote: after a captured run, the
-// engine's data keys and values and the replay's are the same, but for the
-// timestamps (the capture reads the clock a moment before the engine).
+// engine's data keys (timestamps too) and values and the replay's are the
+// same.
 func TestReplayRepeatsTheEngine(t *testing.T) {
 	dir := t.TempDir()
 	seed, run, written := captureArrivals(t, 300, dir)
@@ -256,8 +272,7 @@ func TestReplayRepeatsTheEngine(t *testing.T) {
 	}
 }
 
-// dataKVs lists db's data cells, each its key without the timestamp and
-// its value, sorted.
+// dataKVs lists db's data cells, each its key and its value, sorted.
 func dataKVs(t *testing.T, db *pebble.DB) []string {
 	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{spaceData}, UpperBound: []byte{spaceData + 1}})
 	if err != nil {
@@ -266,8 +281,7 @@ func dataKVs(t *testing.T, db *pebble.DB) []string {
 	defer it.Close()
 	var out []string
 	for ok := it.First(); ok; ok = it.Next() {
-		k := it.Key()
-		out = append(out, string(k[:len(k)-tsLen])+"="+string(it.Value()))
+		out = append(out, fmt.Sprintf("%q=%q", it.Key(), it.Value()))
 	}
 	slices.Sort(out)
 	return out
