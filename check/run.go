@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"iter"
 
 	"commentbench/extsort"
 	"commentbench/keys"
@@ -18,13 +17,11 @@ import (
 // a comment's record tells the content length its index keys were made
 // from. One sort of the ledger and no scan of its own.
 type runLedger struct {
-	next func() (extsort.Record, error, bool)
-	stop func()
-	rec  extsort.Record
-	ok   bool
-	err  error
-	s    *extsort.Sorter
-	r    *RunReport // nil without --run
+	it  *extsort.Iterator // nil: nothing to walk
+	rec extsort.Record
+	ok  bool
+	s   *extsort.Sorter
+	r   *RunReport // nil without --run
 }
 
 // noLen is a record's length when the run did not record one.
@@ -51,16 +48,17 @@ func (c *checker) openLedger(read bool) (*runLedger, error) {
 		l.s.Close()
 		return nil, fmt.Errorf("--run: %w", err)
 	}
-	l.next, l.stop = iter.Pull2(sorted(l.s))
+	if l.it, err = l.s.Sort(); err != nil {
+		l.s.Close()
+		return nil, fmt.Errorf("--run: %w", err)
+	}
 	l.advance()
 	return l, nil
 }
 
 func (l *runLedger) advance() {
-	var err error
-	l.rec, err, l.ok = l.next()
-	if err != nil {
-		l.err, l.ok = err, false
+	if l.ok = l.it.Next(); l.ok {
+		l.rec = l.it.Record()
 	}
 }
 
@@ -68,14 +66,18 @@ func (l *runLedger) advance() {
 // returns the first length recorded for it, -1 for none. Keys come in
 // ascending order.
 func (l *runLedger) at(c *checker, ck []byte) int {
-	if l.next == nil {
+	if l.it == nil {
 		return -1
 	}
-	for l.ok && bytes.Compare(l.rec.Key, ck) < 0 {
-		l.absent(c)
-	}
 	n := -1
-	for l.ok && bytes.Equal(l.rec.Key, ck) {
+	for l.ok {
+		switch cmp := bytes.Compare(l.rec.Key, ck); {
+		case cmp > 0:
+			return n
+		case cmp < 0:
+			l.absent(c)
+			continue
+		}
 		if l.rec.Val[0] == results.Acked {
 			l.r.Acked++
 		} else {
@@ -105,7 +107,7 @@ func (l *runLedger) absent(c *checker) {
 // finish reconciles the records past the last comment, and returns the
 // run's report (nil without --run).
 func (l *runLedger) finish(c *checker) (*RunReport, error) {
-	for l.next != nil && l.ok {
+	for l.it != nil && l.ok {
 		l.absent(c)
 	}
 	if err := l.close(); err != nil {
@@ -115,13 +117,14 @@ func (l *runLedger) finish(c *checker) (*RunReport, error) {
 }
 
 func (l *runLedger) close() error {
-	if l.stop != nil {
-		l.stop()
-		l.stop = nil
+	var err error
+	if l.it != nil {
+		err = l.it.Err()
+		l.it = nil
 	}
 	if l.s != nil {
 		l.s.Close()
 		l.s = nil
 	}
-	return l.err
+	return err
 }

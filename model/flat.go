@@ -132,22 +132,24 @@ func (p *flatParser) plainString() ([]byte, bool) {
 	s := p.b[p.i : p.i+n]
 	p.i += n + 1
 	// A backslash before a quote escapes it: declined here either way.
-	return s, bytes.IndexByte(s, '\\') < 0 && !hasControl(s) && utf8.Valid(s)
+	return s, !escaped(s) && utf8.Valid(s)
 }
 
-// hasControl reports a byte below 0x20 in s, which JSON strings must
-// escape.
-func hasControl(s []byte) bool {
+// escaped reports a backslash (an escape, which the fast path leaves to
+// encoding/json) or a byte below 0x20 (which JSON strings must escape) in
+// s: one pass, a word at a time.
+func escaped(s []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for len(s) >= 8 {
 		x := binary.LittleEndian.Uint64(s)
-		if (x-0x20*ones)&^x&highs != 0 { // some byte < 0x20
+		y := x ^ ('\\' * ones) // a backslash is a zero byte here
+		if ((x-0x20*ones)&^x|(y-ones)&^y)&highs != 0 {
 			return true
 		}
 		s = s[8:]
 	}
 	for _, c := range s {
-		if c < 0x20 {
+		if c < 0x20 || c == '\\' {
 			return true
 		}
 	}

@@ -117,20 +117,21 @@ func TestFlatKeepsAbsentFields(t *testing.T) {
 	}
 }
 
-// hasControl finds a control byte at every position of strings longer and
-// shorter than its word, beside bytes that borrow (0x20, 0x00, 0xff).
-func TestHasControlEveryPosition(t *testing.T) {
+// escaped finds a control byte or a backslash at every position of
+// strings longer and shorter than its word, beside bytes that borrow or
+// sit next to them (0x20, 0x00, 0xff, '[', ']', 0xdc).
+func TestEscapedEveryPosition(t *testing.T) {
 	for n := 0; n <= 19; n++ {
-		for _, fill := range []byte{' ', 'a', 0xff, 0x80, 0x7f} {
+		for _, fill := range []byte{' ', 'a', 0xff, 0x80, 0x7f, '[', ']', 0xdc, 0x5c ^ 0x01} {
 			s := bytes.Repeat([]byte{fill}, n)
-			if hasControl(s) {
-				t.Fatalf("%q: found a control byte where none is", s)
+			if escaped(s) {
+				t.Fatalf("%q: found a control byte or backslash where none is", s)
 			}
 			for i := range n {
-				for _, c := range []byte{0x00, 0x01, 0x1f} {
+				for _, c := range []byte{0x00, 0x01, 0x1f, '\\'} {
 					s[i] = c
-					if !hasControl(s) {
-						t.Fatalf("%q: missed the control byte at %d", s, i)
+					if !escaped(s) {
+						t.Fatalf("%q: missed the %q at %d", s, c, i)
 					}
 				}
 				s[i] = fill

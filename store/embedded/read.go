@@ -267,15 +267,16 @@ func (rb *rowBuf) copyOut() []byte {
 // materialize copies the row out into memory the caller owns (two
 // allocations: one for all bytes, one for the cells).
 func (rb *rowBuf) materialize() store.Row {
-	return rb.fill(rb.copyOut(), make([]store.Cell, len(rb.cells)))
+	return rb.fill(rb.copyOut(), 0, len(rb.row), make([]store.Cell, len(rb.cells)))
 }
 
-// fill lays the row out in buf (the row key, then the arena) and cells.
-func (rb *rowBuf) fill(buf []byte, cells []store.Cell) store.Row {
-	n := len(rb.row)
-	row := store.Row{Key: buf[:n:n], Cells: cells}
+// fill lays the row out in buf, its key at k0 and its arena at a0, and
+// in cells.
+func (rb *rowBuf) fill(buf []byte, k0, a0 int, cells []store.Cell) store.Row {
+	k1 := k0 + len(rb.row)
+	row := store.Row{Key: buf[k0:k1:k1], Cells: cells}
 	for i, c := range rb.cells {
-		q0, q1, v1 := n+c.q0, n+c.q1, n+c.v1
+		q0, q1, v1 := a0+c.q0, a0+c.q1, a0+c.v1
 		row.Cells[i] = store.Cell{Qualifier: buf[q0:q1:q1], Value: buf[q1:v1:v1], Timestamp: c.ts}
 	}
 	return row
@@ -290,7 +291,8 @@ func (rb *rowBuf) fill(buf []byte, cells []store.Cell) store.Row {
 type slab struct {
 	bytes []byte
 	cells []store.Cell
-	size  int // the next block's bytes
+	size  int    // the next block's bytes
+	spare []byte // a row's buffer when the block's tail is too short to lend
 }
 
 const (
@@ -298,22 +300,63 @@ const (
 	slabMax = 64 << 10
 )
 
-// row copies rb out of the slab.
+// row hands rb's row out of the slab. A row read into the slab's free
+// tail (see lend) is in place but for its key, which goes after its
+// cells: a scan then copies each value once, from Pebble to the slab,
+// where it copied it twice. Any other row is copied in.
 func (s *slab) row(rb *rowBuf) store.Row {
-	n := len(rb.row) + len(rb.arena)
-	if cap(s.bytes)-len(s.bytes) < n {
-		s.size = min(slabMax, max(slabMin, 2*s.size))
-		s.bytes = make([]byte, 0, max(s.size, n))
-	}
-	at := len(s.bytes)
-	s.bytes = append(append(s.bytes, rb.row...), rb.arena...)
 	k := len(rb.cells)
 	if cap(s.cells)-len(s.cells) < k {
 		s.cells = make([]store.Cell, 0, max(s.size/64, k))
 	}
 	c0 := len(s.cells)
 	s.cells = s.cells[:c0+k]
-	return rb.fill(s.bytes[at:at+n], s.cells[c0:c0+k:c0+k])
+	cells := s.cells[c0 : c0+k : c0+k]
+	at, a, n := len(s.bytes), len(rb.arena), len(rb.arena)+len(rb.row)
+	var row store.Row
+	if s.lent(rb) && cap(s.bytes)-at >= n {
+		s.bytes = append(s.bytes[:at+a], rb.row...)
+		row = rb.fill(s.bytes[at:at+n], a, 0, cells)
+	} else {
+		if cap(s.bytes)-at < n {
+			s.grow(n)
+			at = 0
+		}
+		s.bytes = append(append(s.bytes, rb.row...), rb.arena...)
+		row = rb.fill(s.bytes[at:at+n], 0, len(rb.row), cells)
+		s.spare = rb.arena // copied out: free to read the next row into
+	}
+	s.lend(rb)
+	return row
+}
+
+// slabLend is the least free tail lend hands a row to read into: below
+// it most rows would not fit, and the next row is read into the spare
+// buffer and copied (a new block is cut only for a row that needs it, so
+// a scan's end leaves none unused).
+const slabLend = 1 << 10
+
+// lend points rb's arena at the slab's free tail, so the next row's cells
+// are read straight into it.
+func (s *slab) lend(rb *rowBuf) {
+	if cap(s.bytes)-len(s.bytes) < slabLend {
+		rb.arena = s.spare[:0]
+		return
+	}
+	rb.arena = s.bytes[len(s.bytes):]
+}
+
+// lent reports whether rb's arena is still the slab's free tail: the
+// row it read fitted there.
+func (s *slab) lent(rb *rowBuf) bool {
+	free := s.bytes[len(s.bytes):cap(s.bytes)]
+	return len(free) > 0 && cap(rb.arena) == len(free) && &rb.arena[:1][0] == &free[0]
+}
+
+// grow starts a new block with room for at least n bytes.
+func (s *slab) grow(n int) {
+	s.size = min(slabMax, max(slabMin, 2*s.size))
+	s.bytes = make([]byte, 0, max(s.size, n))
 }
 
 // readOneRow reads row into rb and reports whether it has visible cells.

@@ -62,9 +62,10 @@ func TestScanRowsAreIndependent(t *testing.T) {
 // listing) allocates about what its rows hold.
 func TestSlabGrows(t *testing.T) {
 	var s slab
-	rb := rowBuf{row: []byte("k"), arena: make([]byte, 99), cells: []cellRef{{q0: 0, q1: 1, v1: 99}}}
+	rb := rowBuf{row: []byte("k"), cells: []cellRef{{q0: 0, q1: 1, v1: 99}}}
 	var sizes []int
 	for i := range 3000 { // 300 KB
+		rb.arena = append(rb.arena[:0], make([]byte, 99)...) // as a read fills it
 		before := len(s.bytes)
 		s.row(&rb)
 		if i == 0 || len(s.bytes) <= before { // a new block
@@ -74,5 +75,29 @@ func TestSlabGrows(t *testing.T) {
 	want := []int{2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 64 << 10, 64 << 10, 64 << 10}
 	if fmt.Sprint(sizes) != fmt.Sprint(want) {
 		t.Fatalf("blocks of %v bytes, want %v", sizes, want)
+	}
+}
+
+// A row read into the slab's lent tail is handed out where it was read,
+// not copied: its value is the bytes the read wrote. A row that did not
+// fit there is copied in, and is still whole.
+func TestSlabReadsInPlace(t *testing.T) {
+	var s slab
+	rb := rowBuf{row: []byte("key"), cells: []cellRef{{q0: 0, q1: 1, v1: 6}}}
+	rb.arena = append(rb.arena[:0], "qvalue"...)
+	s.row(&rb) // the first row: nothing lent yet
+	for i, size := range []int{5, 500, 3 * slabMax} {
+		rb.arena = append(rb.arena[:0], 'q')
+		rb.arena = append(rb.arena, bytes.Repeat([]byte{byte('a' + i)}, size)...)
+		rb.cells[0].v1 = len(rb.arena)
+		read := &rb.arena[1]
+		r := s.row(&rb)
+		inPlace := &r.Cells[0].Value[0] == read
+		if want := size < slabLend; inPlace != want {
+			t.Errorf("a %d-byte value handed out in place: %v, want %v", size, inPlace, want)
+		}
+		if string(r.Key) != "key" || string(r.Cells[0].Qualifier) != "q" || !bytes.Equal(r.Cells[0].Value, bytes.Repeat([]byte{byte('a' + i)}, size)) {
+			t.Errorf("a %d-byte value: row %q, cell %q=%.10q", size, r.Key, r.Cells[0].Qualifier, r.Cells[0].Value)
+		}
 	}
 }
