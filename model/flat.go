@@ -39,12 +39,14 @@ func decodeFlat(b []byte, fields []flatField) (found uint64, ok bool) {
 	if p.consume('}') {
 		return 0, p.end()
 	}
+	next := 0 // keys come in the fields' order, as the harness writes them
 	for {
 		key, ok := p.plainString()
 		if !ok || !p.consume(':') {
 			return 0, false
 		}
-		i := fieldIndex(fields, key)
+		i := fieldIndex(fields, key, next)
+		next = i + 1
 		switch {
 		case i < 0:
 			if foldsToField(fields, key) || !p.skipScalar() {
@@ -65,7 +67,12 @@ func decodeFlat(b []byte, fields []flatField) (found uint64, ok bool) {
 	}
 }
 
-func fieldIndex(fields []flatField, key []byte) int {
+// fieldIndex is the index of the field named key, -1 for none, trying
+// fields[from] first.
+func fieldIndex(fields []flatField, key []byte, from int) int {
+	if from < len(fields) && string(key) == fields[from].name {
+		return from
+	}
 	for i, f := range fields {
 		if string(key) == f.name {
 			return i
@@ -75,14 +82,30 @@ func fieldIndex(fields []flatField, key []byte) int {
 }
 
 // foldsToField reports a key encoding/json would match to a field despite
-// its casing: the fast path leaves those to it.
+// its casing: the fast path leaves those to it. Field names are ASCII, and
+// an ASCII key folds only to a name of its own length (the folds that
+// change a length, such as the Kelvin sign's to k, are of non-ASCII
+// bytes), so most keys are ruled out by their length alone.
 func foldsToField(fields []flatField, key []byte) bool {
+	ascii := isASCII(key)
 	for _, f := range fields {
+		if ascii && len(key) != len(f.name) {
+			continue
+		}
 		if bytes.EqualFold(key, []byte(f.name)) {
 			return true
 		}
 	}
 	return false
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 type flatParser struct {

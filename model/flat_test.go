@@ -16,6 +16,11 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		`{"id":"o1","userId":"u1"}`,
 		` { "id" : "o1" , "userId" : "u1" , "extra": 12 } `,
 		`{"id":"o1","ID":"o2"}`,
+		// Keys that fold to a field's name though their lengths differ: the
+		// long s (U+017F) folds to s, the Kelvin sign (U+212A) to k.
+		"{\"id\":\"o1\",\"userId\":\"u1\",\"u\u017ferId\":\"u2\"}",
+		"{\"id\":\"u\",\"name\":\"n\",\"nickname\":\"a\",\"nic\u212aname\":\"b\"}",
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"}`,
 		`{"id":"o1","id":"o2"}`,
 		`{"timestamp":-0,"edited":true,"isEdited":false}`,
 		`{"timestamp":1.5}`, `{"timestamp":01}`, `{"content":"a\"b"}`, `{"content":"\xff"}`,
