@@ -110,6 +110,26 @@ func TestMergeListingCost(t *testing.T) {
 	}
 }
 
+// Processes that loaded side by side merge into one load: their comments
+// summed over the longest one's time; runs without a load merge to none.
+func TestMergeLoad(t *testing.T) {
+	ops := []string{"list", "write", "rank"}
+	a := summaryOf(t, ops, t0, t0.Add(10*time.Second), pagesA)
+	b := summaryOf(t, ops, t0, t0.Add(10*time.Second), pagesA)
+	got, err := Merge([]Summary{a, b}, nil)
+	if err != nil || got.Load != nil {
+		t.Fatalf("merged without a load: %+v, %v", got.Load, err)
+	}
+	a.Load, b.Load = &LoadPhase{Comments: 600, Seconds: 2.5}, &LoadPhase{Comments: 400, Seconds: 3.25}
+	got, err = Merge([]Summary{a, b}, nil)
+	if err != nil || got.Load == nil || *got.Load != (LoadPhase{Comments: 1000, Seconds: 3.25}) {
+		t.Fatalf("merged load %+v, %v; want 1000 comments in 3.25 s", got.Load, err)
+	}
+	if a.Load.Comments != 600 {
+		t.Error("merge changed its input")
+	}
+}
+
 func TestPrintListingCost(t *testing.T) {
 	s := summaryOf(t, []string{"list", "write", "rank"}, t0, t0.Add(10*time.Second), pagesA)
 	var b strings.Builder

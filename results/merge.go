@@ -55,7 +55,26 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	out.setRates()
 	mergeFlaws(&out, sums)
 	out.HotKeys = mergeHotKeys(sums)
+	out.Load = mergeLoad(sums)
 	return out, nil
+}
+
+// mergeLoad is the load phases of processes that ran side by side as one
+// load: their comments summed, over the longest one's time. Nil when none
+// had one.
+func mergeLoad(sums []Summary) *LoadPhase {
+	var out *LoadPhase
+	for _, s := range sums {
+		if s.Load == nil {
+			continue
+		}
+		if out == nil {
+			out = &LoadPhase{}
+		}
+		out.Comments += s.Load.Comments
+		out.Seconds = max(out.Seconds, s.Load.Seconds)
+	}
+	return out
 }
 
 func nameOf(names []string, i int) string {
