@@ -82,6 +82,15 @@ func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
 	return t, nil
 }
 
+// reset forgets what a pass read short of the table's end, for a pass
+// that reads it whole.
+func (t *tally) reset() {
+	for i := range t.data {
+		t.data[i].Rows, t.data[i].Bytes = 0, 0
+	}
+	t.at, t.done = 0, false
+}
+
 // add counts row in its region: the last whose start it has reached.
 func (t *tally) add(row store.Row) {
 	for t.at+1 < len(t.regions) && bytes.Compare(row.Key, t.regions[t.at+1].Start) >= 0 {

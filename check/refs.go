@@ -24,7 +24,8 @@ type pass struct {
 	join bool
 
 	want     [2]*sums
-	orders   *extsort.Sorter // order key -> userId ‖ comment key
+	live     *liveOrders     // the first pass's join of the orders as it reads
+	orders   *extsort.Sorter // order key -> userId ‖ comment key, for the orders not joined live
 	users    *referrers      // user key -> comment keys
 	products *referrers      // product key -> comment keys
 	refs     RefReport
@@ -41,7 +42,7 @@ type pass struct {
 }
 
 func (c *checker) firstPass() *pass {
-	return &pass{orders: c.sorter(), users: c.referrers(), products: c.referrers(), want: c.newSums()}
+	return &pass{live: &liveOrders{}, orders: c.sorter(), users: c.referrers(), products: c.referrers(), want: c.newSums()}
 }
 
 func (c *checker) newSums() [2]*sums {
@@ -69,13 +70,16 @@ func (p *pass) close() {
 			r.out.Close()
 		}
 	}
+	if p.live != nil && p.live.rows != nil {
+		p.live.rows.close()
+	}
 }
 
 // commentPass scans the comments once, reconciling the run's ledger as it
-// goes. A design need not keep a comment's key in its order's key order,
-// so the orders too are joined through a sort. Reading the rows, parsing
-// them and filing them each take a goroutine: filing alone takes a core.
-// It closes p on failure.
+// goes, and joining the comments' orders as it reads them for as long as
+// they come in the orders' key order (see liveOrders). Reading the rows,
+// parsing them and filing them each take a goroutine: filing alone takes
+// a core. It closes p on failure.
 func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 	run, err := c.openLedger(!p.join || p.lengths)
 	if err != nil {
@@ -83,6 +87,9 @@ func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 		return nil, err
 	}
 	defer run.close()
+	if p.live != nil {
+		p.live.rows = newCursor(c.wholeTable(ctx, keys.Order))
+	}
 	var seen counted
 	if !p.join {
 		defer seen.flush(c.o.Comments)
@@ -100,11 +107,61 @@ func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 			return nil, err
 		}
 	}
-	if p.run, err = run.finish(c); err != nil {
+	if p.run, err = run.finish(c); err == nil {
+		err = c.endLive(p.live)
+	}
+	if err != nil {
 		p.close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// liveOrders joins the comments with their orders as the first pass reads
+// them, a merge of the two tables' scans with no sort, for as long as each
+// comment's order key is at or past the one before: throughout, when a
+// design's comment key leads with its order's key, as the built-in
+// designs' do. The first comment out of that order ends the live join;
+// it and the comments after it are sorted and joined after the pass
+// (orders), as all of them are for a design that keys comments otherwise.
+type liveOrders struct {
+	rows   *cursor // the order table; nil once ended
+	last   []byte
+	broken bool // ended by a comment out of order
+}
+
+// joinLive checks the comment's order live and reports true, or reports false
+// once the live join has ended.
+func (c *checker) joinLive(l *liveOrders, okey []byte, user string, ck []byte, r *RefReport) (bool, error) {
+	if l == nil || l.broken {
+		return false, nil
+	}
+	if bytes.Compare(okey, l.last) < 0 {
+		l.broken = true
+		err := l.rows.close()
+		l.rows = nil
+		if t := c.tallies[keys.Order]; t != nil {
+			t.reset() // the order table is read again, whole, after the pass
+		}
+		return false, err
+	}
+	l.last = append(l.last[:0], okey...)
+	checkOrder(c, l.rows, okey, user, ck, r)
+	return true, nil
+}
+
+// endLive ends a live join that lasted the whole pass: the rest of the
+// order table is read for the data spread.
+func (c *checker) endLive(l *liveOrders) error {
+	if l == nil || l.rows == nil {
+		return nil
+	}
+	for c.tallies != nil && l.rows.ok {
+		l.rows.advance()
+	}
+	err := l.rows.close()
+	l.rows = nil
+	return err
 }
 
 // parsed is a comment row read, with the keys its fields make: of its
@@ -170,9 +227,13 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 			w.add(ix[i], ck)
 		}
 	}
-	val := make([]byte, 0, len(pc.cm.UserID)+len(ck))
-	if err := p.orders.Add(pc.ok, append(append(val, pc.cm.UserID...), ck...)); err != nil {
+	if live, err := c.joinLive(p.live, pc.ok, pc.cm.UserID, ck, &p.refs); err != nil {
 		return err
+	} else if !live {
+		val := make([]byte, 0, len(pc.cm.UserID)+len(ck))
+		if err := p.orders.Add(pc.ok, append(append(val, pc.cm.UserID...), ck...)); err != nil {
+			return err
+		}
 	}
 	if err := p.users.add(pc.uk, ck); err != nil {
 		return err
@@ -242,10 +303,14 @@ func (c *checker) expect(p *pass, ck []byte, ix [2][]byte, loose bool) error {
 	return nil
 }
 
-// orders joins the comments' orders with the order table: each must exist
-// and belong to the comment's user.
+// orders joins the comments' orders that the live join left (all of them,
+// for a design whose comment keys are not in their orders' key order)
+// with the order table.
 func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
 	defer p.orders.Close()
+	if p.live != nil && !p.live.broken {
+		return nil // every comment's order was joined live
+	}
 	rows := newCursor(c.wholeTable(ctx, keys.Order))
 	defer rows.close()
 	for rec, err := range sorted(p.orders) {
@@ -253,28 +318,34 @@ func (c *checker) orders(ctx context.Context, p *pass, r *RefReport) error {
 			return err
 		}
 		// The record's bytes are good until the next; only a sample keeps them.
-		user, ck := rec.Val[:keys.IDLen], rec.Val[keys.IDLen:]
-		if !rows.seek(rec.Key) {
-			ck, okey := bytes.Clone(ck), bytes.Clone(rec.Key)
-			r.MissingOrder.add(1, func() string {
-				return fmt.Sprintf("%s -> %s missing", c.describe(keys.Comment, ck), c.describe(keys.Order, okey))
-			})
-			continue
-		}
-		v, _ := rows.row.Value(keys.Qualifier)
-		if got, err := model.OrderUserID(c.o.Codec, v); err == nil && bytes.Equal(got, user) {
-			continue
-		}
-		ck, v, userID := bytes.Clone(ck), bytes.Clone(v), string(user)
-		r.OrderUser.add(1, func() string {
-			o, _ := model.Decode[model.Order](c.o.Codec, v)
-			return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
-		})
+		checkOrder(c, rows, rec.Key, rec.Val[:keys.IDLen], rec.Val[keys.IDLen:], r)
 	}
 	for c.tallies != nil && rows.ok { // the rest of the orders, for the spread
 		rows.advance()
 	}
 	return rows.close()
+}
+
+// checkOrder checks a comment's order: rows, the order table's cursor, is
+// advanced to it; it must exist and be the comment's user's. okey and ck
+// are good only until the call returns.
+func checkOrder[U string | []byte](c *checker, rows *cursor, okey []byte, user U, ck []byte, r *RefReport) {
+	if !rows.seek(okey) {
+		ck, okey := bytes.Clone(ck), bytes.Clone(okey)
+		r.MissingOrder.add(1, func() string {
+			return fmt.Sprintf("%s -> %s missing", c.describe(keys.Comment, ck), c.describe(keys.Order, okey))
+		})
+		return
+	}
+	v, _ := rows.row.Value(keys.Qualifier)
+	if got, err := model.OrderUserID(c.o.Codec, v); err == nil && string(got) == string(user) {
+		return
+	}
+	ck, v, userID := bytes.Clone(ck), bytes.Clone(v), string(user)
+	r.OrderUser.add(1, func() string {
+		o, _ := model.Decode[model.Order](c.o.Codec, v)
+		return fmt.Sprintf("%s: comment by %s, order %s is %s's", c.describe(keys.Comment, ck), userID, o.ID, o.UserID)
+	})
 }
 
 // entities joins the comments' users and products with their tables, and

@@ -13,11 +13,19 @@ import (
 
 // The spread the passes count as they read is the spread a scan of every
 // region finds (what the check did before, and still does for a table no
-// pass read to its end), for every built-in design's regions.
+// pass read to its end), for every built-in design's regions, and for a
+// design whose comments leave their orders' key order (the orders read
+// live up to there are counted once, by the sorted join's read).
 func TestSpreadInPassesEqualsRegionScans(t *testing.T) {
+	pf, err := keys.Parse("product-first.yaml", []byte(productFirst))
+	must(t, err)
+	designs := []*keys.Design{pf}
 	for _, name := range keys.BuiltinNames() {
-		t.Run(name, func(t *testing.T) {
-			d := newDataset(t, builtin(t, name))
+		designs = append(designs, builtin(t, name))
+	}
+	for _, l := range designs {
+		t.Run(l.Name(), func(t *testing.T) {
+			d := newDataset(t, l)
 			inPass := d.check(false).Spread
 			c := &checker{st: d.st, o: Options{Layout: d.layout, Spread: true}}
 			c.o.defaults()
@@ -77,6 +85,27 @@ func TestRunReconciledInTheCommentPass(t *testing.T) {
 	without, with := scans(""), scans(ledger(t, d.acked()))
 	if with != without {
 		t.Fatalf("%d scans of the comments with --run, %d without", with, without)
+	}
+}
+
+// The orders are joined live, in the comment pass, on a design whose
+// comment keys lead with their orders' keys: one read of the order table
+// and none after. A design whose comment keys do not reads it twice: live
+// up to the first comment out of order, then whole for the sorted join.
+func TestOrdersJoinedLive(t *testing.T) {
+	pf, err := keys.Parse("product-first.yaml", []byte(productFirst))
+	must(t, err)
+	for _, c := range []struct {
+		layout *keys.Design
+		scans  int
+	}{{keys.Unique, 1}, {builtin(t, "hashed"), 1}, {pf, 2}} {
+		d := newDataset(t, c.layout)
+		sc := &scanCounter{Store: d.st}
+		rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), Spread: true})
+		must(t, err)
+		if got := sc.scans(keys.Order); got != c.scans || !rep.Consistent {
+			t.Errorf("%s: %d scans of the orders (consistent: %v), want %d", c.layout.Name(), got, rep.Consistent, c.scans)
+		}
 	}
 }
 
