@@ -32,9 +32,10 @@ run: build
 # Every test (scripts/test.sh): go vet; every package at once, a line per
 # package as it finishes and per end-to-end test (the e2e package takes
 # about two minutes), whatever fails in full; then -race over the packages
-# whose goroutines share state. The HBase client's ZooKeeper path runs
-# against a real ZooKeeper on a loopback port, stopped afterwards whatever
-# the tests say; the percentiles and interval logs are checked against
+# whose goroutines share state, and each failure again in a few lines at
+# the end (a CI page shows a log's tail). The HBase client's ZooKeeper
+# path runs against a real ZooKeeper on a loopback port, stopped
+# afterwards whatever the tests say; the percentiles and interval logs are checked against
 # HdrHistogram's JavaScript port (npm, into .data/hdrjs); chromium opens
 # the HTML reports headless (screenshots in .data/artifacts).
 HDRJS_VERSION := 3.0.1
