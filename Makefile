@@ -35,9 +35,10 @@ run: build
 # whose goroutines share state, and each failure again in a few lines at
 # the end (a CI page shows a log's tail). The HBase client's ZooKeeper
 # path runs against a real ZooKeeper on a loopback port, stopped
-# afterwards whatever the tests say; the percentiles and interval logs are checked against
-# HdrHistogram's JavaScript port (npm, into .data/hdrjs); chromium opens
-# the HTML reports headless (screenshots in .data/artifacts).
+# afterwards whatever the tests say; the percentiles and interval logs
+# are checked against HdrHistogram's JavaScript port (npm, into
+# .data/hdrjs); chromium opens the HTML reports headless (screenshots in
+# .data/artifacts).
 HDRJS_VERSION := 3.0.1
 
 test:
