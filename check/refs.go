@@ -427,19 +427,22 @@ func (c *checker) visit(rows *cursor, onRow func(store.Row) error) error {
 // flush, with its count and first referrer. A product that 90,000
 // comments reference is then sorted once, not 90,000 times.
 type referrers struct {
-	out   *extsort.Sorter // key -> uvarint(count) ‖ first referrer
-	short map[shortKey]counter
-	long  map[string]counter // keys too long for a shortKey
-	refs  []referred         // by counter.i
+	out   *extsort.Sorter     // key -> uvarint(count) ‖ first referrer
+	short map[shortKey]uint64 // count<<idxBits | the key's place in refs
+	long  map[string]uint64   // the same, for keys too long for a shortKey
+	refs  []referred          // in the order first seen
 	val   []byte
 }
 
-// counter is a key's count, kept in the map's own slot, and the key's
-// place in refs.
-type counter struct {
-	n int64
-	i int
-}
+// idxBits holds a key's place in refs (up to maxReferenced) in the low
+// bits of its map value, its count above: a key seen again is counted by
+// one map operation, `+=` in its slot, where a read and a write of the
+// slot took two.
+const idxBits = 20
+
+// A place must fit in idxBits: the constant overflows, and the build
+// fails, if maxReferenced grows past them.
+const _ = uint(1<<idxBits - maxReferenced)
 
 type referred struct{ key, first []byte }
 
@@ -455,47 +458,56 @@ type shortKey [24]byte
 const maxReferenced = 1 << 17
 
 func (c *checker) referrers() *referrers {
-	return &referrers{out: c.sorter(), short: map[shortKey]counter{}, long: map[string]counter{}}
+	return &referrers{out: c.sorter(), short: map[shortKey]uint64{}, long: map[string]uint64{}}
 }
 
 func (r *referrers) add(key, by []byte) error {
+	if len(key) >= len(shortKey{}) {
+		return r.addLong(key, by)
+	}
 	var sk shortKey
-	short := len(key) < len(sk)
-	var e counter
-	var ok bool
-	if short {
-		copy(sk[:], key)
-		sk[len(sk)-1] = byte(len(key))
-		e, ok = r.short[sk]
-	} else {
-		e, ok = r.long[string(key)]
+	copy(sk[:], key)
+	sk[len(sk)-1] = byte(len(key))
+	n := len(r.short)
+	r.short[sk] += 1 << idxBits
+	if len(r.short) == n { // a key seen since the last flush
+		return nil
 	}
-	if !ok {
-		if len(r.refs) >= maxReferenced {
-			if err := r.flush(); err != nil {
-				return err
-			}
+	if len(r.refs) >= maxReferenced { // no room for one more: flush, then count it
+		delete(r.short, sk)
+		if err := r.flush(); err != nil {
+			return err
 		}
-		e.i = len(r.refs)
-		r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
+		r.short[sk] = 1 << idxBits
 	}
-	e.n++
-	if short {
-		r.short[sk] = e
-	} else {
-		r.long[string(key)] = e
+	r.short[sk] |= uint64(len(r.refs))
+	r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
+	return nil
+}
+
+func (r *referrers) addLong(key, by []byte) error {
+	if v, ok := r.long[string(key)]; ok {
+		r.long[string(key)] = v + 1<<idxBits
+		return nil
 	}
+	if len(r.refs) >= maxReferenced {
+		if err := r.flush(); err != nil {
+			return err
+		}
+	}
+	r.long[string(key)] = 1<<idxBits | uint64(len(r.refs))
+	r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
 	return nil
 }
 
 // flush files the counted keys in out, in the order they were first seen.
 func (r *referrers) flush() error {
 	counts := make([]int64, len(r.refs))
-	for _, e := range r.short {
-		counts[e.i] = e.n
+	for _, v := range r.short {
+		counts[v&(1<<idxBits-1)] = int64(v >> idxBits)
 	}
-	for _, e := range r.long {
-		counts[e.i] = e.n
+	for _, v := range r.long {
+		counts[v&(1<<idxBits-1)] = int64(v >> idxBits)
 	}
 	for i, e := range r.refs {
 		r.val = append(binary.AppendUvarint(r.val[:0], uint64(counts[i])), e.first...)

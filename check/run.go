@@ -36,12 +36,15 @@ func (c *checker) openLedger(read bool) (*runLedger, error) {
 	}
 	l.r = &RunReport{Dir: c.o.RunDir}
 	l.s = c.sorter()
+	var val [5]byte // status ‖ length; Add copies it
 	torn, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
 		n := noLen
 		if r.Len >= 0 {
 			n = uint32(r.Len)
 		}
-		return l.s.Add(r.Key, binary.BigEndian.AppendUint32([]byte{r.Status}, n))
+		val[0] = r.Status
+		binary.BigEndian.PutUint32(val[1:], n)
+		return l.s.Add(r.Key, val[:])
 	})
 	l.r.TornTails = int64(torn)
 	if err != nil {
