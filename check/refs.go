@@ -473,16 +473,12 @@ func (r *referrers) add(key, by []byte) error {
 	if len(r.short) == n { // a key seen since the last flush
 		return nil
 	}
-	if len(r.refs) >= maxReferenced { // no room for one more: flush, then count it
-		delete(r.short, sk)
-		if err := r.flush(); err != nil {
-			return err
-		}
-		r.short[sk] = 1 << idxBits
+	if r.full() {
+		delete(r.short, sk) // counted after the flush, not in it
 	}
-	r.short[sk] |= uint64(len(r.refs))
-	r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
-	return nil
+	place, err := r.first(key, by)
+	r.short[sk] = 1<<idxBits | place
+	return err
 }
 
 func (r *referrers) addLong(key, by []byte) error {
@@ -490,14 +486,23 @@ func (r *referrers) addLong(key, by []byte) error {
 		r.long[string(key)] = v + 1<<idxBits
 		return nil
 	}
-	if len(r.refs) >= maxReferenced {
+	place, err := r.first(key, by)
+	r.long[string(key)] = 1<<idxBits | place
+	return err
+}
+
+func (r *referrers) full() bool { return len(r.refs) >= maxReferenced }
+
+// first files a key's first referrer, flushing the counts first when there
+// is no room, and returns the key's place in refs.
+func (r *referrers) first(key, by []byte) (uint64, error) {
+	if r.full() {
 		if err := r.flush(); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	r.long[string(key)] = 1<<idxBits | uint64(len(r.refs))
 	r.refs = append(r.refs, referred{key: bytes.Clone(key), first: bytes.Clone(by)})
-	return nil
+	return uint64(len(r.refs) - 1), nil
 }
 
 // flush files the counted keys in out, in the order they were first seen.
