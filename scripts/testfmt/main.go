@@ -33,24 +33,31 @@ type event struct {
 	FailedBuild string
 }
 
-func main() {
-	each := flag.String("each", "", "comma-separated packages whose every top-level test gets a line")
-	recap := flag.String("recap", "", "a file to append each failure's short form to")
-	flag.Parse()
-	f := newFormatter(os.Stdout, strings.Split(*each, ","), time.Now)
-	if err := f.read(os.Stdin); err != nil {
-		fmt.Fprintln(os.Stderr, "testfmt:", err)
-		os.Exit(1)
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// run formats stdin's events and returns the exit status: 1 when a test
+// failed or the recap could not be written.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("testfmt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	each := fs.String("each", "", "comma-separated packages whose every top-level test gets a line")
+	recap := fs.String("recap", "", "a file to append each failure's short form to")
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
-	if *recap != "" && len(f.recap) > 0 {
-		if err := appendFile(*recap, strings.Join(f.recap, "")); err != nil {
-			fmt.Fprintln(os.Stderr, "testfmt:", err)
-			os.Exit(1)
-		}
+	f := newFormatter(stdout, strings.Split(*each, ","), time.Now)
+	err := f.read(stdin)
+	if err == nil && *recap != "" && len(f.recap) > 0 {
+		err = appendFile(*recap, strings.Join(f.recap, ""))
 	}
-	if f.failed {
-		os.Exit(1)
+	switch {
+	case err != nil:
+		fmt.Fprintln(stderr, "testfmt:", err)
+		return 1
+	case f.failed:
+		return 1
 	}
+	return 0
 }
 
 func appendFile(path, s string) error {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,32 @@ func TestGist(t *testing.T) {
 	got := strings.Split(gist(long.String()), "\n")
 	if len(got) != gistLines || got[0] != "(16 lines before these)" || got[gistLines-1] != "y_test.go:24: bad" {
 		t.Errorf("a long failure's gist: %q", got)
+	}
+}
+
+// -recap appends each run's failures to the file, so the two test runs
+// of make test share it; a run without failures adds nothing and exits 0.
+func TestRunRecapFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recap")
+	var out, errOut strings.Builder
+	for range 2 {
+		if code := run([]string{"-recap", path}, strings.NewReader(session), &out, &errOut); code != 1 {
+			t.Fatalf("a failed session: exit %d, want 1; %s", code, errOut.String())
+		}
+	}
+	pass := `{"Action":"pass","Package":"m/a","Elapsed":1}` + "\n"
+	if code := run([]string{"-recap", path}, strings.NewReader(pass), &out, &errOut); code != 0 {
+		t.Fatalf("a passing session: exit %d, want 0", code)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(got), "FAIL unit TestA\n"); n != 2 {
+		t.Errorf("the recap holds TestA %d times, want 2 (one a failed run):\n%s", n, got)
+	}
+	if code := run([]string{"-recap", filepath.Join(path, "no", "dir")}, strings.NewReader(session), &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "testfmt: recap:") {
+		t.Errorf("an unwritable recap: exit %d, stderr %q", code, errOut.String())
 	}
 }
