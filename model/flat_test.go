@@ -168,3 +168,16 @@ func TestOrderUserID(t *testing.T) {
 		t.Error("a plain user id was copied, not sliced from the order")
 	}
 }
+
+// isASCII, which lets a key's length rule out a case fold, says no for
+// any byte from 0x80 up and yes for a key of only lower bytes.
+func TestIsASCII(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want bool
+	}{{[]byte("rowKey"), true}, {nil, true}, {[]byte{0x7f}, true}, {[]byte{'a', 0x80}, false}, {[]byte("u\u017ferId"), false}} {
+		if got := isASCII(c.b); got != c.want {
+			t.Errorf("isASCII(%q) = %v, want %v", c.b, got, c.want)
+		}
+	}
+}
