@@ -79,13 +79,16 @@ type Options struct {
 type System struct {
 	st     store.Store
 	layout *keys.Design
-	// The listing indexes' keys, resolved once: every comment write builds both.
-	userComment, productComment *keys.TableKey
-	codec                       model.Codec
-	mode                        ScanMode
-	clock                       func() int64
-	stale                       bool
-	onIndexPut                  func(table string, key, commentKey []byte)
+	// The keys every comment write builds, resolved once.
+	comment, order, userComment, productComment *keys.TableKey
+	codec                                       model.Codec
+	// seedJSON: codec is model.JSON, whose encoders the write path calls
+	// directly (see model.AppendJSONComment).
+	seedJSON   bool
+	mode       ScanMode
+	clock      func() int64
+	stale      bool
+	onIndexPut func(table string, key, commentKey []byte)
 }
 
 // New returns a System over st.
@@ -95,10 +98,12 @@ func New(st store.Store, o Options) *System {
 	if s.layout == nil {
 		s.layout = keys.Seed
 	}
+	s.comment, s.order = s.layout.Table(keys.Comment), s.layout.Table(keys.Order)
 	s.userComment, s.productComment = s.layout.Table(keys.UserComment), s.layout.Table(keys.ProductComment)
 	if s.codec == nil {
 		s.codec = model.JSON
 	}
+	s.seedJSON = s.codec == model.JSON
 	if s.clock == nil {
 		s.clock = func() int64 { return time.Now().UnixMilli() }
 	}

@@ -103,6 +103,9 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 	if limit < 1 || limit > MaxPageSize {
 		return Page{}, fmt.Errorf("%s page: limit %d: want 1..%d", l.Table, limit, MaxPageSize)
 	}
+	if len(l.Branches) == 1 {
+		return s.branchPage(ctx, l, cursor, limit)
+	}
 	pos, err := s.positions(l, cursor)
 	if err != nil {
 		return Page{}, err
@@ -117,9 +120,7 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 			all = append(all, branchRow{b, r})
 		}
 	}
-	if len(pos) > 1 {
-		slices.SortStableFunc(all, func(a, b branchRow) int { return l.Compare(a.row.Key, b.row.Key) })
-	}
+	slices.SortStableFunc(all, func(a, b branchRow) int { return l.Compare(a.row.Key, b.row.Key) })
 	next := nextCursor(l, all, limit)
 	rows := make([]store.Row, 0, min(limit, len(all)))
 	for _, br := range all[:min(limit, len(all))] {
@@ -130,18 +131,39 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 	return p, err
 }
 
+// branchPage is page for a listing of one branch, as most are: its cursor
+// is the seed's nextIndexKey, and there is nothing to merge.
+func (s *System) branchPage(ctx context.Context, l keys.Listing, cursor []byte, limit int) (Page, error) {
+	// The seed trusts any cursor, which is part of what the harness shows.
+	// A filtered listing's prefix does not hold the owner: Owns checks the
+	// owner's bytes past it too.
+	if cursor != nil && s.mode == Bounded && !l.Owns(cursor) {
+		return Page{}, badCursor(l, cursor)
+	}
+	rows, m, err := s.scanBranch(ctx, l, 0, cursor, limit+1)
+	if err != nil {
+		return Page{Scans: 1, Scan: m}, err
+	}
+	var next []byte
+	if len(rows) > limit {
+		next, rows = rows[limit].Key, rows[:limit]
+	}
+	p, err := s.resolve(ctx, rows, m)
+	p.Next, p.Scans = next, 1
+	return p, err
+}
+
+// badCursor is out of line: a page's cursor is checked on every page, and
+// is seldom refused.
+func badCursor(l keys.Listing, cursor []byte) error {
+	return fmt.Errorf("%s page: cursor %x: %w", l.Table, cursor, ErrBadCursor)
+}
+
 // scanBranches reads up to n rows of each branch not done, from its
 // position. The branches of a fanned-out listing are scanned at once, as a
 // scatter-gather client does: a page costs the slowest bucket's scan, not
 // the sum of all of them. rows is indexed by branch.
 func (s *System) scanBranches(ctx context.Context, l keys.Listing, pos []position, n int) (rows [][]store.Row, m store.ScanMetrics, scans int, err error) {
-	if len(pos) == 1 { // most listings: no gather to set up
-		if pos[0].done {
-			return make([][]store.Row, 1), m, 0, nil
-		}
-		r, m, err := s.scanBranch(ctx, l, 0, pos[0].key, n)
-		return [][]store.Row{r}, m, 1, err
-	}
 	rows = make([][]store.Row, len(pos))
 	ms := make([]store.ScanMetrics, len(pos))
 	errs := make([]error, len(pos))
@@ -167,26 +189,14 @@ type position struct {
 	done bool
 }
 
-// positions decodes a cursor. One branch: the cursor is the seed's
-// nextIndexKey. More: per branch, a byte 0 (done) or 1 followed by the key
-// to go on from.
+// positions decodes the cursor of a listing of several branches: per
+// branch, a byte 0 (done) or 1 followed by the key to go on from.
 func (s *System) positions(l keys.Listing, cursor []byte) ([]position, error) {
 	pos := make([]position, len(l.Branches))
 	if cursor == nil {
 		return pos, nil
 	}
-	// Built only when refused: a page's cursor is checked on every page.
-	bad := func() error { return fmt.Errorf("%s page: cursor %x: %w", l.Table, cursor, ErrBadCursor) }
-	if len(pos) == 1 {
-		pos[0].key = cursor
-		// The seed trusts any cursor, which is part of what the harness shows.
-		// A filtered listing's prefix does not hold the owner: Owns checks
-		// the owner's bytes past it too.
-		if s.mode == Bounded && !l.Owns(cursor) {
-			return nil, bad()
-		}
-		return pos, nil
-	}
+	bad := func() error { return badCursor(l, cursor) }
 	rest := cursor
 	for b := range pos {
 		if len(rest) == 0 {
@@ -212,15 +222,12 @@ func (s *System) positions(l keys.Listing, cursor []byte) ([]position, error) {
 	return pos, nil
 }
 
-// nextCursor is nil when the page holds every row read; otherwise it is the
-// first unread row (one branch), or, per branch, the first row read and
-// not shown, or done when the branch returned no row past the page.
+// nextCursor is nil when the page holds every row read; otherwise it is,
+// per branch, the first row read and not shown, or done when the branch
+// returned no row past the page.
 func nextCursor(l keys.Listing, all []branchRow, limit int) []byte {
 	if len(all) <= limit {
 		return nil
-	}
-	if len(l.Branches) == 1 {
-		return all[limit].row.Key
 	}
 	first := make([][]byte, len(l.Branches))
 	for _, br := range all[limit:] {
@@ -242,22 +249,43 @@ func nextCursor(l keys.Listing, all []branchRow, limit int) []byte {
 // scanBranch reads up to n rows of one branch of a listing, from key (nil:
 // from the branch's start).
 func (s *System) scanBranch(ctx context.Context, l keys.Listing, branch int, from []byte, n int) ([]store.Row, store.ScanMetrics, error) {
-	sc := s.listScan(l, branch, from, n)
-	var rows []store.Row
-	m, err := s.st.Scan(ctx, l.Table, sc, func(r store.Row) bool {
-		if l.Filtered && !l.Matches(r.Key) {
-			return true
-		}
-		if rows == nil {
-			rows = make([]store.Row, 0, min(n, 64)) // a page's rows in one allocation
-		}
-		rows = append(rows, r)
-		return len(rows) < n
-	})
+	c := collectors.Get().(*collector)
+	c.l, c.n = l, n
+	m, err := s.st.Scan(ctx, l.Table, s.listScan(l, branch, from, n), c.each)
+	rows := c.rows
+	*c = collector{each: c.each}
+	collectors.Put(c)
 	if err != nil {
 		return nil, m, fmt.Errorf("scan %s: %w", l.Table, err)
 	}
 	return rows, m, nil
+}
+
+// collector gathers a listing's rows from a scan. Collectors are pooled
+// with their each bound: a function handed to a Store escapes, and a new
+// one for every page would be an allocation.
+type collector struct {
+	l    keys.Listing
+	n    int
+	rows []store.Row
+	each func(store.Row) bool // add
+}
+
+var collectors = sync.Pool{New: func() any {
+	c := &collector{}
+	c.each = c.add
+	return c
+}}
+
+func (c *collector) add(r store.Row) bool {
+	if c.l.Filtered && !c.l.Matches(r.Key) {
+		return true
+	}
+	if c.rows == nil {
+		c.rows = make([]store.Row, 0, min(c.n, 64)) // a page's rows in one allocation
+	}
+	c.rows = append(c.rows, r)
+	return len(c.rows) < c.n
 }
 
 // listScan is where the two scan modes differ. A filtered listing drops
@@ -281,8 +309,9 @@ func (s *System) listScan(l keys.Listing, branch int, from []byte, n int) store.
 		}
 		return sc
 	}
+	end := l.Ends[branch]
 	if l.Reversed {
-		start := store.PrefixEnd(prefix)
+		start := end
 		if from != nil {
 			start = from
 		}
@@ -292,7 +321,7 @@ func (s *System) listScan(l keys.Listing, branch int, from []byte, n int) store.
 	if from != nil {
 		start = from
 	}
-	return store.Scan{Start: nilIfEmpty(start), Stop: store.PrefixEnd(prefix), Limit: limit}
+	return store.Scan{Start: nilIfEmpty(start), Stop: end, Limit: limit}
 }
 
 func nilIfEmpty(b []byte) []byte {

@@ -3,6 +3,7 @@ package comments
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"commentbench/keys"
 	"commentbench/model"
@@ -50,87 +51,99 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 	if c.Timestamp == 0 {
 		c.Timestamp = s.clock()
 	}
-	muts, err := s.commentMutations(c)
+	p, err := s.commentPuts(&c)
 	if err != nil {
 		return c, fmt.Errorf("write comment: %w", err)
 	}
 	if err := s.checkOrder(ctx, c); err != nil {
 		return c, fmt.Errorf("write comment: %w", err)
 	}
-	for i, m := range muts {
-		if s.onIndexPut != nil && m.table != keys.Comment {
-			s.onIndexPut(m.table, m.mut.Row, muts[0].mut.Row) // the comment's key
+	for i, t := range commentTables {
+		if s.onIndexPut != nil && t != keys.Comment {
+			s.onIndexPut(t, p.muts[i].Row, p.muts[0].Row) // the comment's key
 		}
-		if err := s.st.Mutate(ctx, m.table, m.mut); err != nil {
-			return c, &WriteError{Comment: c, Written: tablesOf(muts[:i]), Err: fmt.Errorf("put %s: %w", m.table, err)}
+		if err := s.st.Mutate(ctx, t, p.muts[i:i+1]...); err != nil {
+			return c, &WriteError{Comment: c, Written: slices.Clone(commentTables[:i]), Err: fmt.Errorf("put %s: %w", t, err)}
 		}
 	}
 	return c, nil
 }
 
-type tableMutation struct {
-	table string
-	mut   store.Mutation
+// commentTables are the tables of a comment's three puts, in the order the
+// seed writes them.
+var commentTables = [...]string{keys.Comment, keys.UserComment, keys.ProductComment}
+
+// puts are a comment's three puts, one per table of commentTables, with
+// their cells: one allocation, and each put is handed to Mutate as a slice
+// of it.
+type puts struct {
+	muts  [len(commentTables)]store.Mutation
+	cells [len(commentTables)]store.Cell
 }
 
-// commentMutations builds the three puts of a comment, validating every id.
-func (s *System) commentMutations(c model.Comment) ([]tableMutation, error) {
+// commentPuts builds the three puts of a comment, validating every id. The
+// keys and the value share one buffer.
+func (s *System) commentPuts(c *model.Comment) (*puts, error) {
 	for _, id := range []struct{ name, v string }{{"order", c.OrderID}, {"product", c.ProductID}, {"user", c.UserID}} {
 		if err := keys.CheckID(id.v); err != nil {
 			return nil, fmt.Errorf("%s id: %w", id.name, err)
 		}
 	}
-	ck, err := s.layout.CommentKey(c.OrderID, c.ProductID)
-	if err != nil {
-		return nil, err
-	}
 	ix := keys.Key{UserID: c.UserID, ProductID: c.ProductID, OrderID: c.OrderID,
 		Timestamp: c.Timestamp, ContentLen: c.ContentLen()}
-	uk, err := s.userComment.AppendKey(nil, &ix)
+	buf := make([]byte, 0, s.comment.Len+s.userComment.Len+s.productComment.Len+model.CommentJSONLen(c))
+	var ks [len(commentTables)][]byte
+	for i, t := range [...]*keys.TableKey{s.comment, s.userComment, s.productComment} {
+		from := len(buf)
+		var err error
+		if buf, err = t.AppendKey(buf, &ix); err != nil {
+			return nil, err
+		}
+		ks[i] = buf[from:len(buf):len(buf)]
+	}
+	val, err := s.encode(buf[len(buf):], c)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := s.productComment.AppendKey(nil, &ix)
-	if err != nil {
-		return nil, err
+	p := &puts{}
+	for i, v := range [...][]byte{val, ks[0], ks[0]} { // an index row's value is the comment's key
+		p.cells[i] = cell(v)
+		p.muts[i] = store.Put(ks[i], p.cells[i:i+1:i+1]...)
 	}
-	val, err := s.codec.Marshal(c)
-	if err != nil {
-		return nil, err
+	return p, nil
+}
+
+// encode appends c's value to dst.
+func (s *System) encode(dst []byte, c *model.Comment) ([]byte, error) {
+	if s.seedJSON {
+		return model.AppendJSONComment(dst, c)
 	}
-	// One allocation holds the three puts and their cells.
-	w := &struct {
-		muts  [3]tableMutation
-		cells [3]store.Cell
-	}{cells: [3]store.Cell{cell(val), cell(ck), cell(ck)}}
-	w.muts = [3]tableMutation{
-		{keys.Comment, store.Put(ck, w.cells[0:1:1]...)},
-		{keys.UserComment, store.Put(uk, w.cells[1:2:2]...)},
-		{keys.ProductComment, store.Put(pk, w.cells[2:3:3]...)},
-	}
-	return w.muts[:], nil
+	val, err := s.codec.Marshal(*c)
+	return append(dst, val...), err
 }
 
 func (s *System) checkOrder(ctx context.Context, c model.Comment) error {
-	o, found, err := s.Order(ctx, c.OrderID)
+	k, err := s.order.AppendKey(nil, &keys.Key{ID: c.OrderID})
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", keys.Order, err)
 	}
-	if !found {
+	row, err := s.st.Get(ctx, keys.Order, k)
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", keys.Order, c.OrderID, err)
+	}
+	val, ok := row.Value(keys.Qualifier)
+	if !ok {
 		return fmt.Errorf("order %s: %w", c.OrderID, ErrOrderNotFound)
 	}
-	if o.UserID != c.UserID {
-		return fmt.Errorf("order %s is user %s's, not %s: %w", c.OrderID, o.UserID, c.UserID, ErrOrderUser)
+	// The order's user, read in place: the write compares it and moves on.
+	user, err := model.OrderUserID(s.codec, val)
+	if err != nil {
+		return fmt.Errorf("%s row %q: %w", keys.Order, row.Key, err)
+	}
+	if string(user) != c.UserID {
+		return fmt.Errorf("order %s is user %s's, not %s: %w", c.OrderID, user, c.UserID, ErrOrderUser)
 	}
 	return nil
-}
-
-func tablesOf(ms []tableMutation) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.table
-	}
-	return out
 }
 
 // EditComment replaces a comment's content and marks it edited. Its index

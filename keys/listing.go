@@ -40,7 +40,8 @@ func (p *Part) ownedBy(owner string) bool {
 func (t *TableKey) plan(owner string) listPlan {
 	l := listPlan{owner: owner, fanout: 1}
 	seen := false
-	for i, p := range t.Parts {
+	for i := range t.Parts {
+		p := &t.Parts[i] // a Part is too big to copy per listing
 		switch {
 		case p.ownedBy(owner):
 			// A salt or hash of the owner is shared with other owners:
@@ -62,7 +63,8 @@ func (t *TableKey) plan(owner string) listPlan {
 
 // firstTime is the kind of the first timestamp part at or after part i.
 func (t *TableKey) firstTime(i int) PartKind {
-	for _, p := range t.Parts[i:] {
+	for j := range t.Parts[i:] {
+		p := &t.Parts[i+j]
 		if p.Kind == PartTs || p.Kind == PartRevTs {
 			return p.Kind
 		}
@@ -78,6 +80,9 @@ type Listing struct {
 	// Branches are the prefixes to scan, one per salt bucket a read cannot
 	// derive (one when there is no such salt). Each branch is one scan.
 	Branches [][]byte
+	// Ends bound the branches: Ends[b] is the least key above every key
+	// that starts with Branches[b], nil for the table's end.
+	Ends [][]byte
 	// Reversed: read each branch backwards (the key holds ts ascending).
 	Reversed bool
 	// Filtered: the owner is not in the prefix, so a branch holds other
@@ -117,49 +122,87 @@ func (d *Design) Listing(table, owner string) (Listing, error) {
 	k := Key{Table: table}
 	k.setField(field, owner)
 	l := Listing{Table: table, Reversed: pl.reversed, Filtered: pl.filtered, KeyLen: t.Len}
-	l.Branches, l.skip = t.branches(pl, k)
+	l.Branches, l.Ends = t.branches(pl, &k)
+	l.skip = len(l.Branches[0])
 	off := l.skip
-	for _, p := range t.Parts[pl.prefix:] {
+	for i := range t.Parts[pl.prefix:] {
+		p := &t.Parts[pl.prefix+i]
 		if p.ownedBy(field) && p.Kind != PartLiteral {
-			l.owned = append(l.owned, span{off, p.ownerBytes(k)})
+			l.owned = append(l.owned, span{off, p.appendOwner(nil, &k)})
 		}
 		off += p.Width
 	}
 	return l, nil
 }
 
-func (p *Part) ownerBytes(k Key) []byte {
+// appendOwner appends the part's bytes, which the owner's key k decides.
+func (p *Part) appendOwner(dst []byte, k *Key) []byte {
 	switch p.Kind {
 	case PartLiteral:
-		return p.Literal
+		return append(dst, p.Literal...)
 	case PartField:
-		return []byte(k.field(p.Field))
+		return append(dst, k.field(p.Field)...)
 	case PartReverse:
-		b := []byte(k.field(p.Field))
-		reverseBytes(b)
-		return b
+		dst = append(dst, k.field(p.Field)...)
+		reverseBytes(dst[len(dst)-len(k.field(p.Field)):])
+		return dst
 	}
-	return p.derive(nil, k)
+	return p.derive(dst, *k)
 }
 
-// branches builds the prefix of every branch: the owner's parts, with each
-// salt the read cannot derive enumerated bucket by bucket.
-func (t *TableKey) branches(pl listPlan, k Key) ([][]byte, int) {
-	out := make([][]byte, pl.fanout)
-	for b := range out {
-		rest := b
-		var pre []byte
-		for i, p := range t.Parts[:pl.prefix] {
+// branches builds the prefix of every branch, the owner's parts with each
+// salt the read cannot derive enumerated bucket by bucket, and its end. A
+// listing is built for every page read, so its bytes share one buffer, and
+// a listing of one branch is one allocation.
+func (t *TableKey) branches(pl listPlan, k *Key) (prefixes, ends [][]byte) {
+	width := 0
+	for i := range pl.prefix {
+		width += t.Parts[i].Width
+	}
+	var all [][]byte
+	var buf []byte
+	if pl.fanout == 1 && width <= len(oneBranch{}.buf)/2 {
+		one := new(oneBranch)
+		all, buf = one.keys[:], one.buf[:0]
+	} else {
+		all, buf = make([][]byte, 2*pl.fanout), make([]byte, 0, 2*pl.fanout*width)
+	}
+	prefixes, ends = all[:pl.fanout:pl.fanout], all[pl.fanout:]
+	for b := range prefixes {
+		rest, from := b, len(buf)
+		for i := range pl.prefix {
+			p := &t.Parts[i]
 			if fi := indexOf(pl.fanned, i); fi >= 0 {
-				pre = appendBucket(pre, rest%p.Buckets, p.Width)
+				buf = appendBucket(buf, rest%p.Buckets, p.Width)
 				rest /= p.Buckets
 				continue
 			}
-			pre = append(pre, p.ownerBytes(k)...)
+			buf = p.appendOwner(buf, k)
 		}
-		out[b] = pre
+		prefixes[b] = buf[from:len(buf):len(buf)]
+		from = len(buf)
+		if buf = appendPrefixEnd(buf, prefixes[b]); len(buf) > from {
+			ends[b] = buf[from:len(buf):len(buf)]
+		}
 	}
-	return out, len(out[0])
+	return prefixes, ends
+}
+
+// oneBranch is a listing of one branch: its prefix, its end and their bytes.
+type oneBranch struct {
+	keys [2][]byte
+	buf  [64]byte
+}
+
+// appendPrefixEnd appends the least key above every key that starts with
+// prefix, which is nothing when prefix is all 0xff bytes (or none).
+func appendPrefixEnd(dst, prefix []byte) []byte {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] < 0xff {
+			return append(append(dst, prefix[:i]...), prefix[i]+1)
+		}
+	}
+	return dst
 }
 
 func indexOf(xs []int, x int) int {

@@ -211,3 +211,37 @@ func TestListingOwnerHashIsNotTheOwner(t *testing.T) {
 		t.Errorf("user %s shares %s's branch: owns %v, matches %v; want the filter to drop it", b, a, l.Owns(kb), l.Matches(kb))
 	}
 }
+
+func TestAppendPrefixEnd(t *testing.T) {
+	for _, c := range []struct{ prefix, want string }{
+		{"ab", "ac"},
+		{"a\xff", "b"},
+		{"a\xfe\xff\xff", "a\xff"},
+		{"\xff\xff", ""}, // the table's end
+		{"", ""},
+	} {
+		got := appendPrefixEnd([]byte("dst:"), []byte(c.prefix))
+		if string(got) != "dst:"+c.want {
+			t.Errorf("appendPrefixEnd(%q) = %q, want %q after what was there", c.prefix, got[min(4, len(got)):], c.want)
+		}
+	}
+}
+
+// A listing is built for every page read: one of one branch is one
+// allocation, its prefix and end in it.
+func TestListingOfOneBranchAllocatesOnce(t *testing.T) {
+	owner := NewRandom(newRand(5)).Next()
+	for _, d := range builtins(t) {
+		l := listingOf(t, d, ProductComment, owner)
+		if len(l.Branches) != 1 || l.Filtered {
+			continue
+		}
+		if l.Ends[0] == nil || !bytes.Equal(l.Ends[0], appendPrefixEnd(nil, l.Branches[0])) {
+			t.Fatalf("%s: end %x of branch %x", d.Name(), l.Ends[0], l.Branches[0])
+		}
+		n := testing.AllocsPerRun(100, func() { d.Listing(ProductComment, owner) })
+		if n != 1 {
+			t.Errorf("%s: a product listing allocates %v times, want 1", d.Name(), n)
+		}
+	}
+}

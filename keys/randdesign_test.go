@@ -291,8 +291,21 @@ func TestRandomDesignsListings(t *testing.T) {
 				return enc(t, d, k)
 			}
 			for range 20 {
-				if ka := row(a); !la.Owns(ka) {
+				ka := row(a)
+				if !la.Owns(ka) {
 					t.Fatalf("%s %s: %s's listing does not own its row %x\n%s", d.Name(), table, a, ka, d.Source())
+				}
+				if b := la.Branch(ka); la.Ends[b] != nil && bytes.Compare(ka, la.Ends[b]) >= 0 {
+					t.Fatalf("%s %s: row %x is not below its branch's end %x", d.Name(), table, ka, la.Ends[b])
+				}
+			}
+			for b, p := range la.Branches {
+				e := la.Ends[b]
+				if e == nil && len(bytes.Trim(p, "\xff")) > 0 {
+					t.Fatalf("%s %s: branch %x ends at the table's end", d.Name(), table, p)
+				}
+				if e != nil && (bytes.HasPrefix(e, p) || bytes.Compare(e, p) <= 0) {
+					t.Fatalf("%s %s: branch %x ends at %x, which is not past it", d.Name(), table, p, e)
 				}
 			}
 			for try := range 600 {

@@ -124,3 +124,38 @@ func TestEncodingSizedOnce(t *testing.T) {
 		}
 	}
 }
+
+// The write path's encoders write what Marshal does, after what dst
+// holds, and within the room the lengths promise.
+func TestAppendJSONAgreesWithMarshal(t *testing.T) {
+	for _, content := range []string{"", "좋아요 ok", "a \"quoted\"\n\\ line", strings.Repeat("x", 3000)} {
+		for _, edited := range []bool{false, true} {
+			c := Comment{OrderID: "o000000001", ProductID: "p000000002", UserID: "u000000003",
+				Content: content, Timestamp: 1700000000123, IsEdited: edited}
+			want, err := JSON.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := append(make([]byte, 0, 4+CommentJSONLen(&c)+8), "pre:"...)
+			got, err := AppendJSONComment(dst, &c)
+			if err != nil || string(got) != "pre:"+string(want) {
+				t.Fatalf("AppendJSONComment(%q) = %q, %v; want pre:%s", content, got, err, want)
+			}
+			if plain := !strings.ContainsAny(content, "\"\\\n"); plain && &got[0] != &dst[:1][0] {
+				t.Errorf("content %.20q: the buffer grew past CommentJSONLen", content)
+			}
+		}
+	}
+	o := Order{ID: "o000000001", UserID: "u000000003"}
+	want, _ := JSON.Marshal(o)
+	got, err := AppendJSONOrder(make([]byte, 0, OrderJSONLen), &o)
+	if err != nil || string(got) != string(want) || cap(got) != OrderJSONLen {
+		t.Fatalf("AppendJSONOrder = %q (cap %d), %v; want %s in %d bytes", got, cap(got), err, want, OrderJSONLen)
+	}
+	if _, err := AppendJSONComment(nil, &Comment{OrderID: "short", ProductID: "p000000002"}); err == nil {
+		t.Error("a comment with a short order id was encoded")
+	}
+	if _, err := AppendJSONOrder(nil, &Order{ID: "short"}); err == nil {
+		t.Error("an order with a short id was encoded")
+	}
+}

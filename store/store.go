@@ -24,7 +24,9 @@ type Store interface {
 	DropTable(ctx context.Context, table string) error
 	ListTables(ctx context.Context) ([]TableSpec, error)
 
-	// Mutate applies each mutation atomically for its row, in order.
+	// Mutate applies each mutation atomically for its row, in order. The
+	// caller hands over the mutations' bytes: it does not change them after
+	// the call, so a store may keep them without a copy.
 	Mutate(ctx context.Context, table string, muts ...Mutation) error
 	// CheckAndPut puts cells on row only if the cell at qualifier holds
 	// expected, or is absent when expected is nil. It reports whether it put.

@@ -69,11 +69,16 @@ func (c ContentSpec) Text(r *rand.Rand, chars int) string {
 	return b.String()
 }
 
+// word draws once: the high half of the draw picks the language, the low
+// half the word (as a fraction of the list: the lists are far shorter than
+// 2^32, so no word is favoured by more than 2^-25).
 func (c ContentSpec) word(r *rand.Rand) word {
-	if r.Float64() < c.Korean {
-		return koreanWords[r.IntN(len(koreanWords))]
+	x := r.Uint64()
+	ws := englishWords
+	if float64(x>>32) < c.Korean*(1<<32) {
+		ws = koreanWords
 	}
-	return englishWords[r.IntN(len(englishWords))]
+	return ws[(x&(1<<32-1))*uint64(len(ws))>>32]
 }
 
 // A word is a review word and its length in runes: Text counts runes, and

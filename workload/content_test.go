@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -110,6 +111,39 @@ func TestContentSpecValidate(t *testing.T) {
 	for want, c := range bad {
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v.Validate() = %v, want %q", c, err, want)
+		}
+	}
+}
+
+// One draw a word still honours Korean's share, and reaches every word of
+// both lists.
+func TestContentWordMix(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, korean := range []float64{0, 0.3, 1} {
+		c := ContentSpec{Korean: korean}
+		seen := map[string]bool{}
+		const n = 20000
+		k := 0
+		for range n {
+			w := c.word(r)
+			seen[w.s] = true
+			if slices.Contains(koreanWords, w) {
+				k++
+			}
+		}
+		// 5 standard deviations of a binomial share at n draws.
+		if got, sd := float64(k)/n, math.Sqrt(korean*(1-korean)/n); math.Abs(got-korean) > 5*sd {
+			t.Errorf("korean %v: %v of the words are Korean", korean, got)
+		}
+		want := 0
+		if korean > 0 {
+			want += len(koreanWords)
+		}
+		if korean < 1 {
+			want += len(englishWords)
+		}
+		if len(seen) != want {
+			t.Errorf("korean %v: %d distinct words drawn, want all %d", korean, len(seen), want)
 		}
 	}
 }

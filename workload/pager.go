@@ -29,7 +29,9 @@ type Violations struct {
 	m  map[string]*results.Violation
 }
 
-func (v *Violations) add(kind string, n int64, sample string) {
+// add counts n violations of kind. sample describes them, called only
+// while kind has room for one more: most violations are not sampled.
+func (v *Violations) add(kind string, n int64, sample func() string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.m == nil {
@@ -42,7 +44,7 @@ func (v *Violations) add(kind string, n int64, sample string) {
 	}
 	e.Count += n
 	if len(e.Samples) < maxSamples {
-		e.Samples = append(e.Samples, sample)
+		e.Samples = append(e.Samples, sample())
 	}
 }
 
@@ -123,11 +125,10 @@ func timelineWalk(w *Worker, i int) *walk {
 // run pages to the end, to MaxPages, or until the listing leaves its owner
 // (the seed's scans do; there is no point reading the rest of the table).
 func (wk *walk) run(ctx context.Context) {
-	wk.seen = map[string]bool{}
 	var cursor []byte
 	maxPages := wk.w.env.Scenario.MaxPages
 	for page := 0; maxPages == 0 || page < maxPages; page++ {
-		start := time.Now()
+		start := now()
 		pg, err := wk.fetch(ctx, cursor)
 		wk.w.recordPage(wk.op, start, pg, err)
 		wk.w.countPage(wk.table, wk.owner)
@@ -149,19 +150,19 @@ func (wk *walk) run(ctx context.Context) {
 func (wk *walk) check(e comments.Entry) {
 	if !wk.list.Owns(e.IndexKey) {
 		wk.left = true
-		wk.violate(VForeign, 1, fmt.Sprintf("walking %s: %s", wk.owner, wk.decode(e.IndexKey)))
+		wk.violate(VForeign, 1, func() string { return fmt.Sprintf("walking %s: %s", wk.owner, wk.decode(e.IndexKey)) })
 		return
 	}
 	foreign := e.Found && !wk.mine(e)
 	if foreign {
-		wk.violate(VForeign, 1, fmt.Sprintf("%s -> comment of another: %q", wk.decode(e.IndexKey), e.CommentKey))
+		wk.violate(VForeign, 1, func() string { return fmt.Sprintf("%s -> comment of another: %q", wk.decode(e.IndexKey), e.CommentKey) })
 	}
 	if wk.prev != nil && wk.list.Compare(e.IndexKey, wk.prev) <= 0 {
-		wk.violate(VOutOfOrder, 1, fmt.Sprintf("%s after %s", wk.decode(e.IndexKey), wk.decode(wk.prev)))
+		wk.violate(VOutOfOrder, 1, func() string { return fmt.Sprintf("%s after %s", wk.decode(e.IndexKey), wk.decode(wk.prev)) })
 	}
 	wk.prev = e.IndexKey
 	if !e.Found {
-		wk.violate(VDangling, 1, fmt.Sprintf("%s -> missing comment %q", wk.decode(e.IndexKey), e.CommentKey))
+		wk.violate(VDangling, 1, func() string { return fmt.Sprintf("%s -> missing comment %q", wk.decode(e.IndexKey), e.CommentKey) })
 		return
 	}
 	if foreign {
@@ -169,8 +170,11 @@ func (wk *walk) check(e comments.Entry) {
 	}
 	wk.lastTs = e.Comment.Timestamp
 	if wk.seen[string(e.CommentKey)] {
-		wk.violate(VDuplicate, 1, fmt.Sprintf("comment %q again at %s", e.CommentKey, wk.decode(e.IndexKey)))
+		wk.violate(VDuplicate, 1, func() string { return fmt.Sprintf("comment %q again at %s", e.CommentKey, wk.decode(e.IndexKey)) })
 		return // listed once, however often it shows
+	}
+	if wk.seen == nil { // most walks on the no-op store list nothing
+		wk.seen = map[string]bool{}
 	}
 	wk.seen[string(e.CommentKey)] = true
 	if e.Comment.Timestamp <= wk.t0 {
@@ -183,7 +187,9 @@ func (wk *walk) check(e comments.Entry) {
 func (wk *walk) finish() {
 	listed := int64(len(wk.listed))
 	if d := wk.acked - listed; d > 0 {
-		wk.violate(VMissing, d, fmt.Sprintf("%s %s: %d acknowledged, %d listed", wk.table, wk.owner, wk.acked, listed))
+		wk.violate(VMissing, d, func() string {
+			return fmt.Sprintf("%s %s: %d acknowledged, %d listed", wk.table, wk.owner, wk.acked, listed)
+		})
 	}
 }
 
@@ -199,8 +205,10 @@ func (wk *walk) finishPart() {
 	acked := countAfter(wk.stamps, wk.lastTs)
 	listed := countAfter(wk.listed, wk.lastTs)
 	if d := acked - listed; d > 0 {
-		wk.violate(VMissing, d, fmt.Sprintf("%s %s: %d acknowledged after %s, %d listed in %d pages read",
-			wk.table, wk.owner, acked, time.UnixMilli(wk.lastTs).UTC().Format(time.RFC3339Nano), listed, wk.w.env.Scenario.MaxPages))
+		wk.violate(VMissing, d, func() string {
+			return fmt.Sprintf("%s %s: %d acknowledged after %s, %d listed in %d pages read",
+				wk.table, wk.owner, acked, time.UnixMilli(wk.lastTs).UTC().Format(time.RFC3339Nano), listed, wk.w.env.Scenario.MaxPages)
+		})
 	}
 }
 
@@ -214,7 +222,7 @@ func countAfter(stamps []int64, ts int64) int64 {
 	return n
 }
 
-func (wk *walk) violate(kind string, n int64, sample string) {
+func (wk *walk) violate(kind string, n int64, sample func() string) {
 	if wk.w.counting {
 		wk.w.env.Checks.add(kind, n, sample)
 	}

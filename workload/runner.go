@@ -118,7 +118,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 		clock = NewLogicalClock()
 	}
 	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: clock,
-		Acked: NewAcked(len(pop.Products), len(pop.Users), stampsToKeep(sc)), Checks: &Violations{}, Recent: &RecentProducts{},
+		Acked: NewAcked(len(pop.Products), len(pop.Users), stampsToKeep(sc)), Checks: &Violations{}, Recent: newRecentProducts(len(pop.Products)),
 		Flaws: cfg.Flaws, run: run}, nil
 }
 
@@ -364,8 +364,8 @@ func (r *run) startWorkers(wg *sync.WaitGroup, ws []*Worker) {
 // closedLoop runs actors back to back, as fast as the backend answers.
 func (r *run) closedLoop(w *Worker) {
 	for {
-		now := time.Now() // the ticket's instant is the arrival's
-		ok, counted := r.ticket(now)
+		at := now() // the ticket's instant is the arrival's
+		ok, counted := r.ticket(at)
 		if !ok {
 			return
 		}
@@ -374,7 +374,7 @@ func (r *run) closedLoop(w *Worker) {
 			r.arrived.Add(1)
 		}
 		name, a := r.mix.pick(w.r)
-		w.arrive(r.opCtx, name, a, now, false)
+		w.arrive(r.opCtx, name, a, at, false)
 	}
 }
 

@@ -5,7 +5,9 @@
 // It keeps the latest row per slot of a fixed, direct-mapped table (a row is
 // forgotten when another lands in its slot), so a write followed by its read
 // (an order, then the comment's order check) succeeds while memory stays
-// constant. Scans return nothing. It must not be used to check data.
+// constant. A slot holds the caller's slices, which callers hand over (see
+// store.Store.Mutate), so a put allocates nothing. Scans return nothing. It
+// must not be used to check data.
 package nop
 
 import (
@@ -30,20 +32,31 @@ const slots = 1 << 13
 
 // Store is the no-op store.
 type Store struct {
-	seed   maphash.Seed
-	rows   [slots]atomic.Pointer[entry]
+	seed maphash.Seed
+	rows [slots]slot
+	// locks guard the slots, slot i by lock i%len(locks). They are few and
+	// padded: a lock in each slot spread them over more memory than the
+	// cache holds, and each put waited on a miss to take one.
+	locks  [64]paddedMutex
 	mu     sync.Mutex
 	tables map[string]store.TableSpec
 	calls  atomic.Int64 // data calls served: what a benchmark of the harness counts
+}
+
+type paddedMutex struct {
+	sync.Mutex
+	_ [64 - 8]byte
 }
 
 // Calls is how many data calls (Mutate, CheckAndPut, Get, BatchGet, Scan)
 // the store has served.
 func (s *Store) Calls() int64 { return s.calls.Load() }
 
-type entry struct {
+// slot is one row kept: the put itself, which its caller handed over. A
+// slot is small, so that the table stays in the cache.
+type slot struct {
 	table string
-	row   store.Row
+	put   *store.Mutation
 }
 
 var _ store.Store = (*Store)(nil)
@@ -51,12 +64,16 @@ var _ store.Store = (*Store)(nil)
 // New returns an empty no-op store.
 func New() *Store { return &Store{seed: maphash.MakeSeed(), tables: map[string]store.TableSpec{}} }
 
-func (s *Store) slot(table string, row []byte) *atomic.Pointer[entry] {
+// slot returns row's slot, locked: the caller unlocks it.
+func (s *Store) slot(table string, row []byte) (*slot, *sync.Mutex) {
 	var h maphash.Hash
 	h.SetSeed(s.seed)
 	h.WriteString(table)
 	h.Write(row)
-	return &s.rows[h.Sum64()%slots]
+	i := h.Sum64() % slots
+	mu := &s.locks[i%uint64(len(s.locks))].Mutex
+	mu.Lock()
+	return &s.rows[i], mu
 }
 
 // CreateTable implements store.Store.
@@ -97,13 +114,13 @@ func (s *Store) Mutate(_ context.Context, table string, muts ...store.Mutation) 
 }
 
 func (s *Store) mutate(table string, muts ...store.Mutation) {
-	for _, m := range muts {
-		sl := s.slot(table, m.Row)
-		if m.DeleteRow {
-			sl.Store(nil)
-			continue
+	for i := range muts {
+		sl, mu := s.slot(table, muts[i].Row)
+		*sl = slot{}
+		if !muts[i].DeleteRow {
+			*sl = slot{table, &muts[i]}
 		}
-		sl.Store(&entry{table: table, row: store.Row{Key: m.Row, Cells: m.Cells}})
+		mu.Unlock()
 	}
 }
 
@@ -126,11 +143,12 @@ func (s *Store) Get(_ context.Context, table string, row []byte) (store.Row, err
 }
 
 func (s *Store) get(table string, row []byte) store.Row {
-	e := s.slot(table, row).Load()
-	if e == nil || e.table != table || !bytes.Equal(e.row.Key, row) {
+	sl, mu := s.slot(table, row)
+	defer mu.Unlock()
+	if sl.put == nil || sl.table != table || !bytes.Equal(sl.put.Row, row) {
 		return store.Row{Key: row}
 	}
-	return e.row
+	return store.Row{Key: sl.put.Row, Cells: sl.put.Cells}
 }
 
 // BatchGet implements store.Store.

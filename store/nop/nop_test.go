@@ -42,3 +42,16 @@ func TestCallsCountsEachCallOnce(t *testing.T) {
 		t.Fatalf("Calls() = %d after 5 data calls, want 5", got)
 	}
 }
+
+// The store measures the harness, so a put costs no allocation: a slot
+// keeps the mutation it is handed.
+func TestPutDoesNotAllocate(t *testing.T) {
+	s, ctx := New(), context.Background()
+	muts := []store.Mutation{store.Put([]byte("o1"), store.Cell{Qualifier: []byte("q"), Value: []byte("v")})}
+	if n := testing.AllocsPerRun(100, func() { s.Mutate(ctx, "order", muts...) }); n != 0 {
+		t.Errorf("a put allocates %v times, want 0", n)
+	}
+	if r, _ := s.Get(ctx, "order", []byte("o1")); !r.Found() || string(r.Cells[0].Value) != "v" {
+		t.Fatalf("read back %+v", r)
+	}
+}

@@ -1,0 +1,36 @@
+package comments_test
+
+import (
+	"context"
+	"testing"
+
+	"commentbench/comments"
+	"commentbench/model"
+	"commentbench/store/nop"
+)
+
+// Every arrival of a load writes an order and a comment, so their
+// allocations are counted here, on a store that keeps what it is handed:
+// an order is its key and value in one buffer and its put; a comment is
+// its keys and value in one buffer, its three puts, and the key of the
+// order it checks.
+func TestWriteAllocations(t *testing.T) {
+	ctx := context.Background()
+	sys := comments.New(nop.New(), comments.Options{})
+	o := model.Order{ID: "o000000001", UserID: "u000000003"}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := sys.CreateOrder(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 2 {
+		t.Errorf("CreateOrder allocates %v times, want 2", n)
+	}
+	c := comments.NewComment{OrderID: o.ID, ProductID: "p000000002", UserID: o.UserID, Content: "좋아요 ok", Timestamp: ts0}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := sys.WriteComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 3 {
+		t.Errorf("WriteComment allocates %v times, want 3", n)
+	}
+}

@@ -1,0 +1,67 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"commentbench/comments"
+)
+
+func TestRecentProductsDrain(t *testing.T) {
+	r := newRecentProducts(8)
+	for _, p := range []int{5, 2, 5, 0, 7} {
+		r.add(p)
+	}
+	if got := r.drain(); !slices.Equal(got, []int{0, 2, 5, 7}) {
+		t.Fatalf("drained %v, want [0 2 5 7]: each product once, in order", got)
+	}
+	if got := r.drain(); len(got) != 0 {
+		t.Fatalf("second drain %v, want none: a drain clears", got)
+	}
+	r.add(2)
+	if got := r.drain(); !slices.Equal(got, []int{2}) {
+		t.Fatalf("after a drain and one add: %v, want [2]", got)
+	}
+}
+
+func TestWrittenRows(t *testing.T) {
+	partial := &comments.WriteError{Written: []string{"comment", "user-comment"}, Err: errors.New("down")}
+	for _, c := range []struct {
+		err  error
+		want int64
+	}{
+		{nil, 3},
+		{partial, 2},
+		{fmt.Errorf("write: %w", partial), 2},
+		{errors.New("refused before any put"), 0},
+	} {
+		if got := writtenRows(c.err); got != c.want {
+			t.Errorf("writtenRows(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+	// A success is every write: it must not pay for errors.As's target.
+	if n := testing.AllocsPerRun(100, func() { writtenRows(nil) }); n != 0 {
+		t.Errorf("writtenRows(nil) allocates %v times, want 0", n)
+	}
+}
+
+// now must agree with time.Now on both clocks: latencies subtract its
+// stamps from time.Now's (an open loop's due times), and intervals are
+// cut by wall time.
+func TestNowAgreesWithTimeNow(t *testing.T) {
+	for range 1000 {
+		before := time.Now()
+		n := now()
+		after := time.Now()
+		if n.Before(before) || n.After(after) {
+			t.Fatalf("now() %v is outside [%v, %v] by the monotonic clock", n, before, after)
+		}
+		wall := n.Round(0) // the wall reading alone
+		if d := wall.Sub(before.Round(0)); d < -time.Millisecond || d > after.Round(0).Sub(before.Round(0))+time.Millisecond {
+			t.Fatalf("now()'s wall time is %v from time.Now's", d)
+		}
+	}
+}
