@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/base64"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -54,11 +55,6 @@ func (w *jsonWriter) long(n string, v int64) {
 	w.b = strconv.AppendInt(w.b, v, 10)
 }
 
-func (w *jsonWriter) boolean(n string, v bool) {
-	w.name(n)
-	w.b = strconv.AppendBool(w.b, v)
-}
-
 func (w *jsonWriter) bytes(n string, v []byte) {
 	w.name(n)
 	if v == nil {
@@ -70,19 +66,27 @@ func (w *jsonWriter) bytes(n string, v []byte) {
 	w.b = append(w.b, '"')
 }
 
-// rowKey writes the seed's getRowKey(): the ids, each of which its id10
-// refuses unless it is exactly 10 characters, as Jackson would propagate.
+// rowKey writes the seed's getRowKey().
 func (w *jsonWriter) rowKey(ids ...string) {
+	w.name("rowKey")
+	w.b, w.err = appendRowKey(w.b, ids...)
+}
+
+// appendRowKey appends the seed's getRowKey() as Jackson writes a byte[]:
+// the ids, each of which its id10 refuses unless it is exactly 10
+// characters (as Jackson would propagate), in base64.
+func appendRowKey(b []byte, ids ...string) ([]byte, error) {
 	var buf [64]byte // the seed's keys are two ids of 10 characters
 	key := buf[:0]
 	for _, id := range ids {
 		if utf8.RuneCountInString(id) != 10 {
-			w.err = fmt.Errorf("rowKey: id %q must be exactly 10 chars (the seed's id10)", id)
-			return
+			return b, fmt.Errorf("rowKey: id %q must be exactly 10 chars (the seed's id10)", id)
 		}
 		key = append(key, id...)
 	}
-	w.bytes("rowKey", key)
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, key)
+	return append(b, '"'), nil
 }
 
 const upperHex = "0123456789ABCDEF"
@@ -91,33 +95,59 @@ const upperHex = "0123456789ABCDEF"
 // of bytes written as they are are copied whole.
 func appendJacksonString(b []byte, s string) []byte {
 	b = append(b, '"')
-	from := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	for {
+		n := plainPrefix(s)
+		b = append(b, s[:n]...)
+		if n == len(s) {
+			return append(b, '"')
 		}
-		b = append(b, s[from:i]...)
-		from = i + 1
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xf])
+		b = appendEscape(b, s[n])
+		s = s[n+1:]
+	}
+}
+
+// plainPrefix is the length of s's prefix that needs no escape: up to its
+// first '"', '\\' or control byte. It looks at 8 bytes at a time: a
+// comment's text is checked on every write. Of the bytes a word flags, the
+// lowest is always one that needs an escape (a false flag only follows a
+// true one), so the first set bit finds it.
+func plainPrefix(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := x ^ ('"' * ones)   // a quote is a zero byte here
+		bs := x ^ ('\\' * ones) // a backslash here
+		if m := ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	b = append(b, s[from:]...)
-	return append(b, '"')
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
+// appendEscape writes the escape of a byte plainPrefix stopped at.
+func appendEscape(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\t':
+		return append(b, '\\', 't')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\r':
+		return append(b, '\\', 'r')
+	}
+	return append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xf])
 }
 
 // marshalJackson writes the five entities as the seed does.
@@ -143,16 +173,12 @@ func marshalJackson(v any) ([]byte, error) {
 		w.long("updatedAt", e.UpdatedAt)
 		w.rowKey(e.ID)
 	case Order:
-		w.order(&e)
+		return AppendJSONOrder(w.b[:0], &e)
 	case Comment:
-		w.comment(&e)
+		return AppendJSONComment(w.b[:0], &e)
 	default:
 		return nil, fmt.Errorf("encode %T: not an entity of the seed", v)
 	}
-	return w.end(v)
-}
-
-func (w *jsonWriter) end(v any) ([]byte, error) {
 	w.close()
 	if w.err != nil {
 		return nil, fmt.Errorf("encode %T: %w", v, w.err)
@@ -160,45 +186,42 @@ func (w *jsonWriter) end(v any) ([]byte, error) {
 	return w.b, nil
 }
 
-func (w *jsonWriter) order(e *Order) {
-	w.str("id", e.ID)
-	w.str("userId", e.UserID)
-	w.rowKey(e.ID)
-}
-
-func (w *jsonWriter) comment(e *Comment) {
-	w.str("orderId", e.OrderID)
-	w.str("productId", e.ProductID)
-	w.str("userId", e.UserID)
-	w.str("content", e.Content)
-	w.long("timestamp", e.Timestamp)
-	w.boolean("edited", e.IsEdited)
-	w.rowKey(e.OrderID, e.ProductID)
-}
-
 // AppendJSONComment appends c to dst as JSON's Marshal writes it. The write
 // path calls it, not Marshal, for the seed's codec: through Codec, a
-// comment is boxed, an allocation on every write. dst with room for
-// CommentJSONLen(c) more bytes is not grown.
+// comment is boxed, an allocation on every write. It writes each field in
+// turn, with no jsonWriter between, for the same reason. dst with room
+// for CommentJSONLen(c) more bytes is not grown.
 func AppendJSONComment(dst []byte, c *Comment) ([]byte, error) {
-	w := jsonWriter{b: dst}
-	w.open()
-	w.comment(c)
-	if w.close(); w.err != nil {
-		return nil, fmt.Errorf("encode model.Comment: %w", w.err)
+	b := append(dst, `{"orderId":`...)
+	b = appendJacksonString(b, c.OrderID)
+	b = append(b, `,"productId":`...)
+	b = appendJacksonString(b, c.ProductID)
+	b = append(b, `,"userId":`...)
+	b = appendJacksonString(b, c.UserID)
+	b = append(b, `,"content":`...)
+	b = appendJacksonString(b, c.Content)
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, c.Timestamp, 10)
+	b = append(b, `,"edited":`...)
+	b = strconv.AppendBool(b, c.IsEdited)
+	b, err := appendRowKey(append(b, `,"rowKey":`...), c.OrderID, c.ProductID)
+	if err != nil {
+		return nil, fmt.Errorf("encode model.Comment: %w", err)
 	}
-	return w.b, nil
+	return append(b, '}'), nil
 }
 
 // AppendJSONOrder is AppendJSONComment for an order.
 func AppendJSONOrder(dst []byte, o *Order) ([]byte, error) {
-	w := jsonWriter{b: dst}
-	w.open()
-	w.order(o)
-	if w.close(); w.err != nil {
-		return nil, fmt.Errorf("encode model.Order: %w", w.err)
+	b := append(dst, `{"id":`...)
+	b = appendJacksonString(b, o.ID)
+	b = append(b, `,"userId":`...)
+	b = appendJacksonString(b, o.UserID)
+	b, err := appendRowKey(append(b, `,"rowKey":`...), o.ID)
+	if err != nil {
+		return nil, fmt.Errorf("encode model.Order: %w", err)
 	}
-	return w.b, nil
+	return append(b, '}'), nil
 }
 
 // CommentJSONLen is the length of c's JSON with the seed's 10-character

@@ -159,3 +159,39 @@ func TestAppendJSONAgreesWithMarshal(t *testing.T) {
 		t.Error("an order with a short id was encoded")
 	}
 }
+
+// plainPrefix stops at the first byte that needs an escape wherever it
+// is, beside bytes that borrow in its word-at-a-time test (0x00, 0x20,
+// 0x80, 0xff) and after escapes it must look past.
+func TestPlainPrefixEveryPosition(t *testing.T) {
+	ref := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return len(s)
+	}
+	fills := []byte{'a', 0x20, 0x21, 0x7f, 0x80, 0xa0, 0xff, '#', '[', ']'}
+	stops := []byte{0, 0x1f, '\n', '"', '\\'}
+	for n := 0; n <= 24; n++ {
+		for _, fill := range fills {
+			base := strings.Repeat(string([]byte{fill}), n)
+			if got := plainPrefix(base); got != n {
+				t.Fatalf("%q: plainPrefix %d, want %d", base, got, n)
+			}
+			for at := range n {
+				for _, stop := range stops {
+					b := []byte(base)
+					b[at] = stop
+					if at+1 < n {
+						b[at+1] = stops[(at+int(stop))%len(stops)] // another after it
+					}
+					if got, want := plainPrefix(string(b)), ref(string(b)); got != want {
+						t.Fatalf("%q: plainPrefix %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
