@@ -29,6 +29,9 @@ type TableKey struct {
 	Len    int // bytes: every part is fixed-width
 	Splits SplitSpec
 	line   int
+	// lists are the plans of a listing by user and by product, made once:
+	// a listing is built for every page read.
+	lists [2]listPlan
 }
 
 // PartKind is what a part of a key is made from.

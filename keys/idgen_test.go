@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,26 @@ func TestRandomIDs(t *testing.T) {
 	}
 	if len(counts) != 52 {
 		t.Errorf("%d distinct symbols, want 52 letters", len(counts))
+	}
+}
+
+// Every position of an id is uniform on its own: a draw serves several
+// letters, and the last of them must be as random as the first.
+func TestRandomIDsEveryPosition(t *testing.T) {
+	const n = 52 * 400
+	var counts [IDLen][52]int
+	for _, id := range draw(NewRandom(newRand(12)), n) {
+		for i := range IDLen {
+			counts[i][strings.IndexByte(RandomLetters.Alphabet, id[i])]++
+		}
+	}
+	want, sd := 400.0, math.Sqrt(400*(1-1.0/52))
+	for i := range IDLen {
+		for l, got := range counts[i] {
+			if math.Abs(float64(got)-want) > 5*sd {
+				t.Errorf("position %d: letter %c drawn %d times, want about %v", i, RandomLetters.Alphabet[l], got, want)
+			}
+		}
 	}
 }
 

@@ -118,7 +118,10 @@ func (d *Design) Listing(table, owner string) (Listing, error) {
 	if err := CheckID(owner); err != nil {
 		return Listing{}, err
 	}
-	pl := t.plan(field)
+	pl := t.lists[0]
+	if field == FieldProductID {
+		pl = t.lists[1]
+	}
 	k := Key{Table: table}
 	k.setField(field, owner)
 	l := Listing{Table: table, Reversed: pl.reversed, Filtered: pl.filtered, KeyLen: t.Len}

@@ -192,6 +192,7 @@ func (ps *parser) table(name string, m *yaml.Node) (*TableKey, error) {
 	if t.Splits.Buckets && t.leadingSalt() == nil {
 		return nil, ps.fail(splitsLine, name, "", "splits: buckets needs a key that starts with a salt (after any literal)")
 	}
+	t.lists = [2]listPlan{t.plan(FieldUserID), t.plan(FieldProductID)}
 	return t, ps.checkTable(t, keyNode.Line)
 }
 
