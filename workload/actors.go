@@ -94,8 +94,7 @@ func (w *Worker) commentKey(c model.Comment) []byte {
 }
 
 func (w *Worker) content() string {
-	cs := w.env.Scenario.Content
-	return cs.Text(w.r, cs.Chars(w.r))
+	return w.env.corpus.Text(w.r, w.env.Scenario.Content.Chars(w.r))
 }
 
 // burster is a flash sale: Size comments on one hot product stamped with

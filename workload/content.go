@@ -169,3 +169,52 @@ var englishWords = words(
 	"my", "kids", "the", "product", "arrived", "late", "not", "bad",
 	"excellent", "okay", "disappointed", "five", "stars", "soft", "light", "broke",
 )
+
+// corpusRunes is the least a corpus holds: thousands of words, so that
+// comments drawn from it rarely share more than a phrase.
+const corpusRunes = 1 << 16
+
+// corpus is review text made once by ContentSpec.Text, from which each
+// comment takes a slice: a comment write then draws no words and copies
+// no bytes, where making its text was a tenth of the harness's time per
+// arrival. A slice starts at a word and does not end on a space, so it
+// reads as Text's do; the mix of Korean and English, and so the bytes per
+// character, is the corpus's, which is Korean's share over many words.
+type corpus struct {
+	spec   ContentSpec
+	text   string
+	at     []int32 // the byte offset of each rune, and len(text) after the last
+	starts []int32 // the runes that begin a word
+}
+
+// newCorpus makes a corpus of at least 4 times MaxChars runes, so that
+// most word starts have room for the longest comment.
+func newCorpus(c ContentSpec, r *rand.Rand) *corpus {
+	k := &corpus{spec: c, text: c.Text(r, max(corpusRunes, 4*c.MaxChars))}
+	prev := ' '
+	for i, ch := range k.text {
+		if prev == ' ' && ch != ' ' {
+			k.starts = append(k.starts, int32(len(k.at)))
+		}
+		k.at = append(k.at, int32(i))
+		prev = ch
+	}
+	k.at = append(k.at, int32(len(k.text)))
+	return k
+}
+
+// Text returns exactly chars runes: a slice of the corpus when one of the
+// few word starts it tries has room and does not end on a space, else new
+// text from the spec.
+func (k *corpus) Text(r *rand.Rand, chars int) string {
+	runes := len(k.at) - 1
+	for range 8 {
+		from := int(k.starts[r.IntN(len(k.starts))])
+		to := from + chars
+		if to > runes || k.text[k.at[to]-1] == ' ' {
+			continue
+		}
+		return k.text[k.at[from]:k.at[to]]
+	}
+	return k.spec.Text(r, chars)
+}

@@ -147,3 +147,44 @@ func TestContentWordMix(t *testing.T) {
 		}
 	}
 }
+
+// A corpus's texts read as Text's do, have Text's bytes per character over
+// many comments, and cost no allocation; a length it cannot hold is made
+// by Text.
+func TestCorpusText(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, korean := range []float64{0, 0.5, 1} {
+		c := ContentSpec{Korean: korean, MedianChars: 40, MaxChars: 1000}
+		k := newCorpus(c, rand.New(rand.NewPCG(5, 5)))
+		corpusRatio := float64(len(k.text)) / float64(len(k.at)-1)
+		bytes, runes := 0, 0
+		for i := range 20000 {
+			chars := 1 + i%c.MaxChars
+			s := k.Text(r, chars)
+			if got := utf8.RuneCountInString(s); got != chars || !utf8.ValidString(s) {
+				t.Fatalf("korean %v: Text(%d) has %d characters: %q", korean, chars, got, s)
+			}
+			if strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+				t.Fatalf("Text(%d) = %q has an outer space", chars, s)
+			}
+			if !strings.Contains(k.text, s) {
+				t.Fatalf("Text(%d) = %q is not from the corpus", chars, s)
+			}
+			bytes, runes = bytes+len(s), runes+chars
+		}
+		ratio := float64(bytes) / float64(runes)
+		if korean == 0 && ratio != 1 || korean > 0 && math.Abs(ratio-corpusRatio) > 0.05 {
+			t.Errorf("korean %v: %.3f bytes per character, the corpus has %.3f", korean, ratio, corpusRatio)
+		}
+		if korean > 0 && corpusRatio < 1+korean {
+			t.Errorf("korean %v: the corpus has %.2f bytes per character", korean, corpusRatio)
+		}
+		if n := testing.AllocsPerRun(100, func() { k.Text(r, 40) }); n != 0 {
+			t.Errorf("korean %v: a 40-character text allocates %v times, want 0", korean, n)
+		}
+		long := len(k.at) // a rune more than the corpus holds
+		if s := k.Text(r, long); utf8.RuneCountInString(s) != long || strings.Contains(k.text, s) {
+			t.Errorf("korean %v: Text(%d) is not new text of that length", korean, long)
+		}
+	}
+}

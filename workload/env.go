@@ -121,8 +121,9 @@ type Env struct {
 	recording atomic.Bool
 	// run is this run's index among the runs appended to the data (0 unless
 	// Config.Append): it picks the order ids.
-	run int64
-	hot hotKeys // the products and users worked for most
+	run    int64
+	hot    hotKeys // the products and users worked for most
+	corpus *corpus // the comments' texts are slices of it
 }
 
 // Worker is one goroutine's state. Nothing in it is shared.

@@ -119,7 +119,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 	}
 	return &Env{Sys: cfg.Sys, Scenario: sc, Pop: pop, Products: popularity, Clock: clock,
 		Acked: NewAcked(len(pop.Products), len(pop.Users), stampsToKeep(sc)), Checks: &Violations{}, Recent: newRecentProducts(len(pop.Products)),
-		Flaws: cfg.Flaws, run: run}, nil
+		Flaws: cfg.Flaws, run: run, corpus: newCorpus(sc.Content, rand.New(rand.NewPCG(sc.Seed, 0xc0)))}, nil
 }
 
 // run is the state of one Run call.
