@@ -30,7 +30,8 @@ func (s *System) CreateOrder(ctx context.Context, o model.Order) error {
 	if !s.seedJSON {
 		return s.putEntity(ctx, keys.Order, o.ID, o)
 	}
-	k, err := s.order.AppendKey(make([]byte, 0, s.order.Len+model.OrderJSONLen), &keys.Key{ID: o.ID})
+	p := new(onePut)
+	k, err := s.order.AppendKey(p.buf[:0], &keys.Key{ID: o.ID})
 	if err != nil {
 		return fmt.Errorf("%s: %w", keys.Order, err)
 	}
@@ -38,7 +39,7 @@ func (s *System) CreateOrder(ctx context.Context, o model.Order) error {
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, keys.Order, o.ID, k[:len(k):len(k)], val)
+	return s.put(ctx, p, keys.Order, o.ID, k[:len(k):len(k)], val)
 }
 
 // Order reads an order; found is false when there is none.
@@ -68,15 +69,20 @@ func (s *System) putEntity(ctx context.Context, table, id string, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, table, id, k, val)
+	return s.put(ctx, new(onePut), table, id, k, val)
 }
 
-// put writes val under row key k. The put and its cell are one allocation.
-func (s *System) put(ctx context.Context, table, id string, k, val []byte) error {
-	p := &struct {
-		m [1]store.Mutation
-		c [1]store.Cell
-	}{c: [1]store.Cell{cell(val)}}
+// onePut is a put, its cell, and room for the key and value of an order:
+// one allocation for each order a comment write makes.
+type onePut struct {
+	m   [1]store.Mutation
+	c   [1]store.Cell
+	buf [96]byte
+}
+
+// put writes val under row key k with p.
+func (s *System) put(ctx context.Context, p *onePut, table, id string, k, val []byte) error {
+	p.c[0] = cell(val)
 	p.m[0] = store.Put(k, p.c[:]...)
 	if err := s.st.Mutate(ctx, table, p.m[:]...); err != nil {
 		return fmt.Errorf("put %s %s: %w", table, id, err)

@@ -73,8 +73,6 @@ type walk struct {
 	// (ackStamps), so a walk cut short can check the part it read. Nil when
 	// the run keeps none: then only a complete walk is checked.
 	stamps []int64
-	fetch  func(ctx context.Context, cursor []byte) (comments.Page, error)
-	mine   func(comments.Entry) bool // the comment is owner's
 	op     int
 
 	prev   []byte
@@ -96,11 +94,7 @@ func productWalk(w *Worker, i int) *walk {
 	p := w.env.Pop.Products[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.ProductComment, p) // p is a valid id
 	return &walk{w: w, table: keys.ProductComment, owner: p, list: list, op: OpPage,
-		acked: w.env.Acked.products[i].Load(), stamps: w.env.Acked.productStamps(i), t0: w.env.Clock.Now(),
-		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
-			return w.env.Sys.ProductPage(ctx, p, c, w.env.Scenario.PageSize)
-		},
-		mine: func(e comments.Entry) bool { return e.Comment.ProductID == p }}
+		acked: w.env.Acked.products[i].Load(), stamps: w.env.Acked.productStamps(i), t0: w.env.Clock.Now()}
 }
 
 // timelinePager walks a user's timeline the same way.
@@ -115,11 +109,24 @@ func timelineWalk(w *Worker, i int) *walk {
 	u := w.env.Pop.Users[i]
 	list, _ := w.env.Sys.Layout().Listing(keys.UserComment, u) // u is a valid id
 	return &walk{w: w, table: keys.UserComment, owner: u, list: list, op: OpTimeline,
-		acked: w.env.Acked.users[i].Load(), stamps: w.env.Acked.userStamps(i), t0: w.env.Clock.Now(),
-		fetch: func(ctx context.Context, c []byte) (comments.Page, error) {
-			return w.env.Sys.UserPage(ctx, u, c, w.env.Scenario.PageSize)
-		},
-		mine: func(e comments.Entry) bool { return e.Comment.UserID == u }}
+		acked: w.env.Acked.users[i].Load(), stamps: w.env.Acked.userStamps(i), t0: w.env.Clock.Now()}
+}
+
+// fetch reads the page of the listing at cursor.
+func (wk *walk) fetch(ctx context.Context, cursor []byte) (comments.Page, error) {
+	sys, size := wk.w.env.Sys, wk.w.env.Scenario.PageSize
+	if wk.table == keys.UserComment {
+		return sys.UserPage(ctx, wk.owner, cursor, size)
+	}
+	return sys.ProductPage(ctx, wk.owner, cursor, size)
+}
+
+// mine reports whether the entry's comment is the owner's.
+func (wk *walk) mine(e comments.Entry) bool {
+	if wk.table == keys.UserComment {
+		return e.Comment.UserID == wk.owner
+	}
+	return e.Comment.ProductID == wk.owner
 }
 
 // run pages to the end, to MaxPages, or until the listing leaves its owner
