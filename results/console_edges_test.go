@@ -98,11 +98,17 @@ func TestJudgeScanBound(t *testing.T) {
 }
 
 // A table is a hotspot when one of its several regions took half its
-// writes or more, and twice its fair share; the cure is salting for a listing, hashing otherwise.
+// writes or more, and twice its fair share (over each interval's regions
+// when the summary has it, else over all of them); the cure is salting for
+// a listing, hashing otherwise.
 func TestJudgeHotspots(t *testing.T) {
 	hot := func(table string, regions int, share float64) spread.TableSpread {
 		return spread.TableSpread{Table: table, Regions: regions, Requests: 10, Writes: 10,
 			HottestWrites: &spread.RegionShare{Range: "[start, end)", Share: share}}
+	}
+	fair := func(t spread.TableSpread, f float64) spread.TableSpread {
+		t.HottestWrites.Fair = f
+		return t
 	}
 	for _, c := range []struct {
 		t    spread.TableSpread
@@ -116,6 +122,12 @@ func TestJudgeHotspots(t *testing.T) {
 		{hot("order", 2, 0.6), ""}, // 1.2 times its fair share: even enough
 		{hot("order", 4, 0.5), "--layout hashed"},
 		{hot(spread.AllTables, 8, 0.9), ""},
+		// Four regions at the end, but two for most of the run: 0.55 is
+		// 1.2 times what an even spread over each interval's regions gave.
+		{fair(hot("order", 4, 0.55), 0.45), ""},
+		{fair(hot("order", 4, 0.55), 0.275), "--layout hashed"},
+		{fair(hot("order", 2, 0.9), 0.5), ""},
+		{fair(hot("order", 2, 0.9), 0.45), "--layout hashed"},
 	} {
 		s := Summary{Spread: []spread.TableSpread{c.t}}
 		s.Judge(10)

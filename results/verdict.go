@@ -221,7 +221,7 @@ func hotspots(ts []spread.TableSpread) []spread.TableSpread {
 	var out []spread.TableSpread
 	for _, t := range ts {
 		w := t.HottestWrites
-		if t.Table != spread.AllTables && w != nil && w.Share >= 0.5 && w.Share*float64(t.Regions) >= 2 {
+		if t.Table != spread.AllTables && w != nil && w.Share >= 0.5 && w.Share >= 2*fairShare(t) {
 			out = append(out, t)
 		}
 	}
@@ -229,6 +229,16 @@ func hotspots(ts []spread.TableSpread) []spread.TableSpread {
 		return cmp.Compare(b.HottestWrites.Share, a.HottestWrites.Share)
 	})
 	return out[:min(len(out), 2)]
+}
+
+// fairShare is what the hottest writes' region would take of an even
+// spread: over the regions of each interval, or, in a summary written
+// before that was kept, over all the table's regions.
+func fairShare(t spread.TableSpread) float64 {
+	if f := t.HottestWrites.Fair; f > 0 {
+		return f
+	}
+	return 1 / float64(t.Regions)
 }
 
 // Painter marks severities on the console: a word always, colour when asked

@@ -61,6 +61,11 @@ func MaxMean(xs []float64) float64 {
 type Load struct {
 	store.Region
 	Reads, Writes uint64
+	// Fair is the writes the region would have taken had the writes to its
+	// table in each interval spread evenly over the regions it had then: a
+	// region that lived through a run while others split late is not hot
+	// for having taken more than 1/Regions of it.
+	Fair float64
 }
 
 // Requests is what a region served: the load that saturates a server.
@@ -72,6 +77,9 @@ type RegionShare struct {
 	Server string  `json:"server"`
 	Range  string  `json:"range"` // start and end keys, decoded where possible
 	Share  float64 `json:"share"` // of the table's requests, 0..1
+	// Fair is, for the hottest writes, the share an even spread over the
+	// regions of each interval gives the region (Load.Fair); 0 elsewhere.
+	Fair float64 `json:"fair,omitempty"`
 }
 
 // TableSpread is how one table's requests fell over its regions and servers.
@@ -115,6 +123,11 @@ func NewTracker() *Tracker {
 // backwards (a server restarted them), counts from zero.
 func (t *Tracker) Observe(stats []store.RegionStat) []store.RegionStat {
 	out := make([]store.RegionStat, 0, len(stats))
+	type table struct {
+		writes  uint64
+		regions int
+	}
+	tables := map[string]*table{}
 	for _, s := range stats {
 		d := s.Counters
 		if p, ok := t.prev[s.Name]; ok && !backwards(s.Counters, p) {
@@ -130,6 +143,17 @@ func (t *Tracker) Observe(stats []store.RegionStat) []store.RegionStat {
 		tot.Reads += d.ReadRequests
 		tot.Writes += d.WriteRequests
 		out = append(out, store.RegionStat{Region: s.Region, Counters: d})
+		tb := tables[s.Table]
+		if tb == nil {
+			tb = &table{}
+			tables[s.Table] = tb
+		}
+		tb.writes += d.WriteRequests
+		tb.regions++
+	}
+	for _, s := range stats {
+		tb := tables[s.Table]
+		t.totals[s.Name].Fair += float64(tb.writes) / float64(tb.regions)
 	}
 	return out
 }
@@ -246,7 +270,7 @@ func hottestWrites(loads []Load, describe Describe) (uint64, *RegionShare) {
 		return 0, nil
 	}
 	return total, &RegionShare{Name: top.Name, Server: top.Server, Share: float64(top.Writes) / float64(total),
-		Range: keyRange(top.Table, top.Start, top.End, describe)}
+		Fair: top.Fair / float64(total), Range: keyRange(top.Table, top.Start, top.End, describe)}
 }
 
 func hottest(loads []Load, total uint64, describe Describe, top int) []RegionShare {

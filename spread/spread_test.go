@@ -58,6 +58,38 @@ func TestTrackerDeltas(t *testing.T) {
 	}
 }
 
+// A region's fair writes follow the regions its table had in each
+// interval: one region took all of the first, then its two daughters
+// shared the second evenly by right, whatever each took.
+func TestTrackerFairWrites(t *testing.T) {
+	p := store.Region{Table: "t", Name: "p"}
+	a := store.Region{Table: "t", Name: "a", End: []byte("m")}
+	b := store.Region{Table: "t", Name: "b", Start: []byte("m")}
+	u1, u2 := store.Region{Table: "u", Name: "u1"}, store.Region{Table: "u", Name: "u2"}
+	tr := NewTracker()
+	tr.Reset(nil)
+	tr.Observe([]store.RegionStat{
+		{Region: p, Counters: store.Counters{WriteRequests: 100}},
+		{Region: u1, Counters: store.Counters{WriteRequests: 10}}, {Region: u2},
+	})
+	tr.Observe([]store.RegionStat{
+		{Region: a, Counters: store.Counters{WriteRequests: 30}},
+		{Region: b, Counters: store.Counters{WriteRequests: 70}},
+		{Region: u1, Counters: store.Counters{WriteRequests: 10}}, {Region: u2},
+	})
+	want := map[string]float64{"p": 100, "a": 50, "b": 50, "u1": 5, "u2": 5}
+	for _, l := range tr.Totals() {
+		if l.Fair != want[l.Name] {
+			t.Errorf("region %s: fair writes %v, want %v", l.Name, l.Fair, want[l.Name])
+		}
+	}
+	for _, ts := range Tables(tr.Totals(), nil, nil, 1) {
+		if ts.Table == "t" && (ts.HottestWrites.Name != "p" || ts.HottestWrites.Share != 0.5 || ts.HottestWrites.Fair != 0.5) {
+			t.Errorf("t's hottest writes %+v, want p with half, its fair share half too", ts.HottestWrites)
+		}
+	}
+}
+
 func TestTablesSpread(t *testing.T) {
 	loads := []Load{
 		{Region: store.Region{Table: "pc", Name: "a", Server: "rs1"}, Reads: 90},
