@@ -55,3 +55,36 @@ func TestPutDoesNotAllocate(t *testing.T) {
 		t.Fatalf("read back %+v", r)
 	}
 }
+
+// CheckAndPut puts only on an absent cell when it expects none, and only
+// on the value it expects otherwise.
+func TestCheckAndPut(t *testing.T) {
+	s, ctx := New(), context.Background()
+	row, q := []byte("r"), []byte("q")
+	put := func(expected, v string) bool {
+		var exp []byte
+		if expected != "" {
+			exp = []byte(expected)
+		}
+		ok, err := s.CheckAndPut(ctx, "t", row, q, exp, store.Cell{Qualifier: q, Value: []byte(v)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !put("", "a") {
+		t.Fatal("expecting no cell on an empty row: not put")
+	}
+	if put("", "b") {
+		t.Fatal("expecting no cell where one is: put")
+	}
+	if put("x", "b") {
+		t.Fatal("expecting x where a is: put")
+	}
+	if !put("a", "b") {
+		t.Fatal("expecting a where a is: not put")
+	}
+	if r, _ := s.Get(ctx, "t", row); string(r.Cells[0].Value) != "b" {
+		t.Fatalf("after the puts: %+v, want b", r)
+	}
+}
