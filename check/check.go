@@ -158,9 +158,10 @@ type Options struct {
 	// Comments for every comment: progress.
 	Rows, Comments *atomic.Int64
 
-	// joinAll joins every bucket of both indexes, whatever the sums say:
-	// for tests, which compare the two.
-	joinAll bool
+	// joinAll joins every bucket of both indexes, whatever the sums say;
+	// sortLedger walks the run's ledger sorted, never proving it by sums:
+	// for tests, which compare the ways.
+	joinAll, sortLedger bool
 }
 
 func (o *Options) defaults() {

@@ -66,11 +66,25 @@ func (s *sums) bucket(key []byte) int {
 // cannot pass for another split of the same bytes.
 func (s *sums) add(key, val []byte) {
 	f := &s.buckets[s.bucket(key)]
+	a, b := s.hash(key, val)
+	f.a += a
+	f.b += b
+	f.n++
+}
+
+// sub takes back a row add counted.
+func (s *sums) sub(key, val []byte) {
+	f := &s.buckets[s.bucket(key)]
+	a, b := s.hash(key, val)
+	f.a -= a
+	f.b -= b
+	f.n--
+}
+
+func (s *sums) hash(key, val []byte) (a, b uint64) {
 	s.buf = binary.AppendUvarint(s.buf[:0], uint64(len(key)))
 	s.buf = append(append(s.buf, key...), val...)
-	f.a += maphash.Bytes(fingerprintSeeds[0], s.buf)
-	f.b += maphash.Bytes(fingerprintSeeds[1], s.buf)
-	f.n++
+	return maphash.Bytes(fingerprintSeeds[0], s.buf), maphash.Bytes(fingerprintSeeds[1], s.buf)
 }
 
 // leaveOpen marks key's bucket as one only a join can check.

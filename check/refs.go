@@ -81,7 +81,7 @@ func (p *pass) close() {
 // parsing them and filing them each take a goroutine: filing alone takes
 // a core. It closes p on failure.
 func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
-	run, err := c.openLedger(!p.join || p.lengths)
+	run, err := c.openLedger(!p.join || p.lengths, !p.join)
 	if err != nil {
 		p.close()
 		return nil, err
@@ -100,14 +100,17 @@ func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 			if !p.join {
 				seen.add(c.o.Comments)
 			}
-			err = c.comment(p, pc, run.at(c, pc.row.Key))
+			var written int
+			if written, err = run.at(c, &pc); err == nil {
+				err = c.comment(p, pc, written)
+			}
 		}
 		if err != nil {
 			p.close()
 			return nil, err
 		}
 	}
-	if p.run, err = run.finish(c); err == nil {
+	if p.run, err = run.finish(ctx, c, p); err == nil {
 		err = c.endLive(p.live)
 	}
 	if err != nil {
@@ -192,7 +195,8 @@ func (c *checker) parse(row store.Row) parsed {
 
 // comment files one comment's expectations. written is the content length
 // its index keys were made from, as the run's ledger recorded it; -1 when
-// unknown, and then an edited comment's index rows are matched loosely.
+// unknown, and then an edited comment's index rows are matched loosely;
+// lengthLater when the ledger files its index rows at its finish.
 func (c *checker) comment(p *pass, pc parsed, written int) error {
 	ck, ix, err := pc.row.Key, pc.ix, pc.err
 	loose := pc.cm.IsEdited
@@ -220,12 +224,8 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 	if p.join {
 		return c.expect(p, ck, ix, loose)
 	}
-	for i, w := range p.want {
-		if loose && len(ix[i]) > w.g { // a key with a length in it: any length may be the row's
-			w.leaveOpen(ix[i])
-		} else {
-			w.add(ix[i], ck)
-		}
+	if written != lengthLater {
+		p.wantRows(ck, ix, loose)
 	}
 	if live, err := c.joinLive(p.live, pc.ok, pc.cm.UserID, ck, &p.refs); err != nil {
 		return err
@@ -239,6 +239,25 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 		return err
 	}
 	return p.products.add(pc.pk, ck)
+}
+
+// wantRows sums up the comment's expected index rows.
+func (p *pass) wantRows(ck []byte, ix [2][]byte, loose bool) {
+	for i, w := range p.want {
+		if loose && len(ix[i]) > w.g { // a key with a length in it: any length may be the row's
+			w.leaveOpen(ix[i])
+		} else {
+			w.add(ix[i], ck)
+		}
+	}
+}
+
+// unwantRows takes back the rows wantRows summed for a comment that is
+// not edited.
+func (p *pass) unwantRows(ck []byte, ix [2][]byte) {
+	for i, w := range p.want {
+		w.sub(ix[i], ck)
+	}
 }
 
 // parseComment reads a comment row's value and checks it against the

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -10,11 +11,34 @@ import (
 	"commentbench/results"
 )
 
-// runLedger walks a run's ledger in comment-key order alongside the comment
-// pass, which reads every comment row in that order: each record is
-// reconciled as its key is passed (every comment the backend acknowledged
-// must exist; outcomes never known are counted apart, present or not), and
-// a comment's record tells the content length its index keys were made
+// ledgerWalk reconciles a run's ledger with the comment pass, which reads
+// every comment row in key order: every comment the backend acknowledged
+// must exist; outcomes never known are counted apart, present or not.
+type ledgerWalk interface {
+	// at is told of each comment row as the pass reads it, in key order,
+	// and returns the first content length the ledger recorded for it:
+	// what its index keys were made from. -1 for none; lengthLater when
+	// the walk tells it only at its finish.
+	at(c *checker, pc *parsed) (int, error)
+	// finish reconciles what is left after the pass, files in p what the
+	// lengths told late call for, and returns the run's report (nil
+	// without --run).
+	finish(ctx context.Context, c *checker, p *pass) (*RunReport, error)
+	close() error
+}
+
+// lengthLater is the length of a comment whose index rows are filed at
+// the walk's finish, when it knows what they were made from.
+const lengthLater = -2
+
+var (
+	_ ledgerWalk = (*runLedger)(nil)
+	_ ledgerWalk = (*ledgerProof)(nil)
+)
+
+// runLedger walks a run's ledger sorted by comment key alongside the
+// comment pass: each record is reconciled as its key is passed, and a
+// comment's record tells the content length its index keys were made
 // from. One sort of the ledger and no scan of its own.
 type runLedger struct {
 	it  *extsort.Iterator // nil: nothing to walk
@@ -27,26 +51,42 @@ type runLedger struct {
 // noLen is a record's length when the run did not record one.
 const noLen = ^uint32(0)
 
-// openLedger sorts the run's ledger if read; with no --run, or without
-// read, there is nothing to walk, and every comment's length is unknown.
-func (c *checker) openLedger(read bool) (*runLedger, error) {
-	l := &runLedger{}
+// openLedger readies the run's ledger for a pass that reads it (read):
+// with no --run, or without read, there is nothing to walk, and every
+// comment's length is unknown. The first pass proves the ledger by its
+// sums where it can (ledgerProof); a join pass, which needs every
+// comment's length as it goes, walks it sorted.
+func (c *checker) openLedger(read, prove bool) (ledgerWalk, error) {
 	if c.o.RunDir == "" || !read {
-		return l, nil
+		return &runLedger{}, nil
 	}
-	l.r = &RunReport{Dir: c.o.RunDir}
-	l.s = c.sorter()
-	var val [5]byte // status ‖ length; Add copies it
-	torn, err := results.ReadLedger(c.o.RunDir, func(r results.LedgerRecord) error {
-		n := noLen
-		if r.Len >= 0 {
-			n = uint32(r.Len)
+	r := &RunReport{Dir: c.o.RunDir}
+	if prove && !c.o.sortLedger {
+		if l, err := c.proveLedger(r); l != nil || err != nil {
+			return l, err
 		}
-		val[0] = r.Status
+	}
+	return c.sortLedger(r, nil)
+}
+
+// sortLedger sorts the ledger's records, those whose keys pass keep (nil:
+// all), for a walk that reconciles them into r.
+func (c *checker) sortLedger(r *RunReport, keep func([]byte) bool) (*runLedger, error) {
+	l := &runLedger{r: r, s: c.sorter()}
+	var val [5]byte // status ‖ length; Add copies it
+	torn, err := results.ReadLedger(c.o.RunDir, func(rec results.LedgerRecord) error {
+		if keep != nil && !keep(rec.Key) {
+			return nil
+		}
+		n := noLen
+		if rec.Len >= 0 {
+			n = uint32(rec.Len)
+		}
+		val[0] = rec.Status
 		binary.BigEndian.PutUint32(val[1:], n)
-		return l.s.Add(r.Key, val[:])
+		return l.s.Add(rec.Key, val[:])
 	})
-	l.r.TornTails = int64(torn)
+	r.TornTails = int64(torn)
 	if err != nil {
 		l.s.Close()
 		return nil, fmt.Errorf("--run: %w", err)
@@ -65,10 +105,14 @@ func (l *runLedger) advance() {
 	}
 }
 
-// at reconciles the records up to comment key ck, which exists, and
+func (l *runLedger) at(c *checker, pc *parsed) (int, error) {
+	return l.lengthAt(c, pc.row.Key), nil
+}
+
+// lengthAt reconciles the records up to comment key ck, which exists, and
 // returns the first length recorded for it, -1 for none. Keys come in
 // ascending order.
-func (l *runLedger) at(c *checker, ck []byte) int {
+func (l *runLedger) lengthAt(c *checker, ck []byte) int {
 	if l.it == nil {
 		return -1
 	}
@@ -109,7 +153,7 @@ func (l *runLedger) absent(c *checker) {
 
 // finish reconciles the records past the last comment, and returns the
 // run's report (nil without --run).
-func (l *runLedger) finish(c *checker) (*RunReport, error) {
+func (l *runLedger) finish(_ context.Context, c *checker, _ *pass) (*RunReport, error) {
 	for l.it != nil && l.ok {
 		l.absent(c)
 	}

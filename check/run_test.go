@@ -10,7 +10,8 @@ import (
 )
 
 // A comment's first recorded length is the one its keys were made from,
-// even when it is 0 and a later record of the comment says otherwise.
+// even when it is 0 and a later record of the comment says otherwise:
+// the sorted walk's, which a design with lengths in its keys takes.
 func TestLedgerTakesTheFirstLengthRecorded(t *testing.T) {
 	d := newDataset(t, keys.Unique)
 	ck := d.ck(d.byProd[d.products[0]][0])
@@ -18,13 +19,13 @@ func TestLedgerTakesTheFirstLengthRecorded(t *testing.T) {
 		{results.Unknown, ck, -1}, {results.Acked, ck, 0}, {results.Acked, ck, 5},
 	}), TempDir: t.TempDir()}}
 	c.o.defaults()
-	l, err := c.openLedger(true)
+	l, err := c.sortLedger(&RunReport{}, nil)
 	must(t, err)
 	defer l.close()
-	if n := l.at(c, ck); n != 0 {
+	if n := l.lengthAt(c, ck); n != 0 {
 		t.Fatalf("length %d, want the first recorded, 0", n)
 	}
-	run, err := l.finish(c)
+	run, err := l.finish(d.ctx, c, nil)
 	must(t, err)
 	if run.Acked != 2 || run.UnknownPresent != 1 || run.Lost.Count != 0 {
 		t.Fatalf("run report %+v, want 2 acknowledged and 1 unknown, all present", run)
