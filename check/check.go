@@ -189,6 +189,8 @@ type checker struct {
 	collided   map[string]bool // comment keys hidden by a collision, in any index
 
 	tallies map[string]*tally // per table, with Spread: filled by the passes
+
+	keysLen int // a comment's entity and index keys' bytes (see keysOf)
 }
 
 // hidden notes a comment a collision hid from a listing.
@@ -213,6 +215,9 @@ func (o Options) ReadsPerComment() int64 {
 func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	o.defaults()
 	c := &checker{st: st, o: o, repair: newRepairs(o.Repair), collided: map[string]bool{}}
+	for _, table := range append([]string{keys.Order, keys.User, keys.Product}, indexTables...) {
+		c.keysLen += o.Layout.Table(table).Len
+	}
 	rep := Report{Layout: o.Layout.Name()}
 	if o.Spread {
 		if err := c.startTallies(ctx); err != nil {

@@ -53,13 +53,16 @@ type sums struct {
 // 1,733 collisions).
 const sumBuckets = 1 << 14
 
-func newSums(groupLen int) *sums {
-	return &sums{g: groupLen, buckets: make([]fingerprint, sumBuckets), open: make([]bool, sumBuckets)}
+func newSums(groupLen int) *sums { return newSumsOf(groupLen, sumBuckets) }
+
+// newSumsOf sums in n buckets, a power of two.
+func newSumsOf(groupLen, n int) *sums {
+	return &sums{g: groupLen, buckets: make([]fingerprint, n), open: make([]bool, n)}
 }
 
 // bucket is the bucket of an index key's group.
 func (s *sums) bucket(key []byte) int {
-	return int(maphash.Bytes(fingerprintSeeds[2], groupOf(key, s.g)) % sumBuckets)
+	return int(maphash.Bytes(fingerprintSeeds[2], groupOf(key, s.g)) & uint64(len(s.buckets)-1))
 }
 
 // add counts one row. The key's length goes first, so a key and value
@@ -96,7 +99,7 @@ func (s *sums) unproved(t *sums) (join []bool, proved int64) {
 	for i := range s.buckets {
 		if s.open[i] || t.open[i] || !s.buckets[i].same(&t.buckets[i]) {
 			if join == nil {
-				join = make([]bool, sumBuckets)
+				join = make([]bool, len(s.buckets))
 			}
 			join[i] = true
 			continue

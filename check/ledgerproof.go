@@ -44,12 +44,17 @@ type ledgerProof struct {
 	r      *RunReport
 }
 
+// ledgerBuckets is how many buckets a ledger is summed in: 24 KiB a sums,
+// which a core's cache keeps beside the indexes' (a fault costs the
+// walk a second read of the comments however few buckets it fails).
+const ledgerBuckets = 1 << 10
+
 // proveLedger sums the run's ledger up for a proof. It returns nil if a
 // record has no length or one no key can hold (a ledger from before
 // lengths, or a corrupt one): then only the sorted walk tells what the
 // check must know.
 func (c *checker) proveLedger(r *RunReport) (*ledgerProof, error) {
-	l := &ledgerProof{want: newSums(math.MaxInt), have: newSums(math.MaxInt), later: c.sorter(), r: r}
+	l := &ledgerProof{want: newSumsOf(math.MaxInt, ledgerBuckets), have: newSumsOf(math.MaxInt, ledgerBuckets), later: c.sorter(), r: r}
 	lengths := true
 	torn, err := results.ReadLedger(c.o.RunDir, func(rec results.LedgerRecord) error {
 		switch {

@@ -185,12 +185,39 @@ func (c *checker) parse(row store.Row) parsed {
 	pc := parsed{row: row}
 	pc.cm, pc.err = c.parseComment(row)
 	if pc.err == nil {
-		pc.ok, pc.uk, pc.pk, pc.err = c.entityKeys(pc.cm)
-	}
-	if pc.err == nil {
-		pc.ix, pc.err = c.indexKeys(pc.cm, pc.cm.ContentLen)
+		pc.err = c.keysOf(&pc)
 	}
 	return pc
+}
+
+// keysOf makes the comment's entity and index keys, in one buffer: five
+// allocations a comment were a tenth of a check's.
+func (c *checker) keysOf(pc *parsed) error {
+	d, cm := c.o.Layout, &pc.cm
+	buf := make([]byte, 0, c.keysLen)
+	var err error
+	next := func(k *keys.Key) []byte {
+		if err != nil {
+			return nil
+		}
+		at := len(buf)
+		if buf, err = d.EncodeTo(buf, k); err != nil {
+			return nil
+		}
+		return buf[at:len(buf):len(buf)]
+	}
+	k := keys.Key{Table: keys.Order, ID: cm.OrderID}
+	pc.ok = next(&k)
+	k.Table, k.ID = keys.User, cm.UserID
+	pc.uk = next(&k)
+	k.Table, k.ID = keys.Product, cm.ProductID
+	pc.pk = next(&k)
+	k = keys.Key{UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID, Timestamp: cm.Timestamp, ContentLen: cm.ContentLen}
+	for i, table := range indexTables {
+		k.Table = table
+		pc.ix[i] = next(&k)
+	}
+	return err
 }
 
 // comment files one comment's expectations. written is the content length
@@ -271,19 +298,6 @@ func (c *checker) parseComment(row store.Row) (model.CommentHead, error) {
 		return cm, fmt.Errorf("row key does not match the comment's order and product")
 	}
 	return cm, nil
-}
-
-// entityKeys are the row keys of the comment's order, user and product.
-func (c *checker) entityKeys(cm model.CommentHead) (o, u, p []byte, err error) {
-	d := c.o.Layout
-	if o, err = d.EntityKey(keys.Order, cm.OrderID); err != nil {
-		return nil, nil, nil, err
-	}
-	if u, err = d.EntityKey(keys.User, cm.UserID); err != nil {
-		return nil, nil, nil, err
-	}
-	p, err = d.EntityKey(keys.Product, cm.ProductID)
-	return o, u, p, err
 }
 
 // indexKeys are the comment's rows in the two indexes, made with the

@@ -24,6 +24,10 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		`{"id":"o1","id":"o2"}`,
 		`{"timestamp":-0,"edited":true,"isEdited":false}`,
 		`{"timestamp":1.5}`, `{"timestamp":01}`, `{"content":"a\"b"}`, `{"content":"\xff"}`,
+		// Integers summed by hand up to 18 digits, by strconv past them.
+		`{"timestamp":999999999999999999}`, `{"timestamp":-999999999999999999}`,
+		`{"timestamp":9223372036854775807}`, `{"timestamp":-9223372036854775808}`,
+		`{"timestamp":9223372036854775808}`, `{"timestamp":-9223372036854775809}`,
 		`{"id":null}`, `{}`, `{"id":"x"} junk`, `{"id":"x",}`, `{"nested":{"a":1}}`, `[1]`, ``,
 		// Cut short inside every kind of value, and of an unknown key's.
 		`{"timestamp":1`, `{"timestamp":-`, `{"timestamp":`, `{"edited":tru`, `{"id":"ab`, `{"id":"a\`,
