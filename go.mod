@@ -16,7 +16,6 @@ require (
 	github.com/prometheus/client_model v0.3.0
 	github.com/prometheus/common v0.42.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/segmentio/asm v1.2.1
 	github.com/spf13/pflag v1.0.10
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.62.0

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
-
-	asmutf8 "github.com/segmentio/asm/utf8"
 )
 
 // A fast path for decoding the entities the harness reads most (a comment
@@ -145,10 +143,11 @@ func (p *flatParser) end() bool {
 // plainString reads a string without escapes, control bytes or invalid
 // UTF-8 (which encoding/json would rewrite), returning its bytes. The
 // closing quote is found first and the string checked after, a word at a
-// time: a comment's text is most of what a check reads. Its UTF-8 is
-// checked with vector instructions where the CPU has them: for a
-// comment's text of mostly Korean, a sixth of unicode/utf8's time, which
-// takes a rune at a time (4.5% fewer instructions in all of verify).
+// time: a comment's text is most of what a check reads. (segmentio/asm's
+// vector check of UTF-8 took a sixth of unicode/utf8's time on its own,
+// but left the vector registers' upper halves dirty: every SSE
+// instruction after it paid, math.Exp fifteenfold, and verify as a whole
+// was no faster.)
 func (p *flatParser) plainString() ([]byte, bool) {
 	if !p.consume('"') {
 		return nil, false
@@ -160,7 +159,7 @@ func (p *flatParser) plainString() ([]byte, bool) {
 	s := p.b[p.i : p.i+n]
 	p.i += n + 1
 	// A backslash before a quote escapes it: declined here either way.
-	return s, !escaped(s) && asmutf8.Valid(s)
+	return s, !escaped(s) && utf8.Valid(s)
 }
 
 // escaped reports a backslash (an escape, which the fast path leaves to
