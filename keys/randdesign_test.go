@@ -360,3 +360,25 @@ func TestRandomDesignsSplits(t *testing.T) {
 		}
 	}
 }
+
+// A comment's key is made of its order and product alone: literals, and
+// parts of those two fields or derived from them. The checker compares a
+// comment's key with the encoding of its value's order and product on
+// that ground (check's keyOf).
+func TestRandomDesignsCommentKeyOfOrderAndProduct(t *testing.T) {
+	for _, d := range randomDesigns(t, 32, 300) {
+		for _, p := range d.Table(Comment).Parts {
+			switch p.Kind {
+			case PartLiteral:
+			case PartField, PartReverse, PartSalt, PartHash:
+				for _, f := range p.inputs() {
+					if f != FieldOrderID && f != FieldProductID {
+						t.Fatalf("%s: comment key part %s is made of %s\n%s", d.Name(), p.Source, f, d.Source())
+					}
+				}
+			default:
+				t.Fatalf("%s: comment key part %s is no field's\n%s", d.Name(), p.Source, d.Source())
+			}
+		}
+	}
+}
