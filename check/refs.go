@@ -396,14 +396,16 @@ func checkOrder[U string | []byte](c *checker, rows *cursor, okey []byte, user U
 	})
 }
 
-// entities joins the comments' users and products with their tables, and
-// the products' sellers with theirs.
-func (c *checker) entities(ctx context.Context, p *pass, r *RefReport) error {
+// users joins the comments' users with their table.
+func (c *checker) users(ctx context.Context, p *pass, r *RefReport) error {
 	defer p.users.out.Close()
+	return c.exists(ctx, p.users, keys.User, &r.MissingUser, nil)
+}
+
+// products joins the comments' products with their table, and the
+// products' sellers with theirs.
+func (c *checker) products(ctx context.Context, p *pass, r *RefReport) error {
 	defer p.products.out.Close()
-	if err := c.exists(ctx, p.users, keys.User, &r.MissingUser, nil); err != nil {
-		return err
-	}
 	sellers := c.referrers()
 	defer sellers.out.Close()
 	onProduct := func(row store.Row) error {

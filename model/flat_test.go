@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // The fast path and encoding/json agree on every input: same error or none,
@@ -184,4 +185,19 @@ func TestIsASCII(t *testing.T) {
 			t.Errorf("isASCII(%q) = %v, want %v", c.b, got, c.want)
 		}
 	}
+}
+
+// validUTF8 is utf8.Valid: every lead byte, every truncation, surrogates,
+// overlongs and runes past U+10FFFF among the seeds.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "a", "좋은 상품", "ж", "€", "𝄞", "\xed\x9f\xbf", "\xed\xa0\x80",
+		"\xe0\x9f\xbf", "\xe0\xa0\x80", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf", "\xf4\x90\x80\x80",
+		"\xc0\x80", "\xc2\x80", "\xea\xb0", "가\xea", "가\xea\xb0", "\xea\x30\x80", "\xea\xb0\x30", "\xff", "\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b, got, want)
+		}
+	})
 }
