@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -16,7 +17,10 @@ import (
 // encoding/json decides, so the two never disagree on what a value holds
 // or on whether it is valid (FuzzFlatAgreesWithJSON).
 
-// flatField is one field a flat object may hold; exactly one target is set.
+// flatField is one field a flat object may hold; exactly one target is
+// set, or none for a key skipped as an unknown one is (the seed's rowKey,
+// which its objects carry and nothing reads: named, it is found where it
+// is, not compared with every field's name and casing).
 type flatField struct {
 	name    string
 	str     *string
@@ -25,6 +29,9 @@ type flatField struct {
 	num     *int64
 	boolean *bool
 }
+
+// rowKey is the seed's rowKey, skipped.
+var rowKey = flatField{name: "rowKey"}
 
 // decodeFlat fills fields from b and reports which it found (bit i for
 // fields[i]) and whether it could. Keys not among fields are skipped when
@@ -142,41 +149,60 @@ func (p *flatParser) end() bool {
 
 // plainString reads a string without escapes, control bytes or invalid
 // UTF-8 (which encoding/json would rewrite), returning its bytes. The
-// closing quote is found first and the string checked after, a word at a
-// time: a comment's text is most of what a check reads.
+// closing quote, escapes and control bytes are found in one pass, a word
+// at a time (see scanString), and the runes checked after, only if some
+// byte is not ASCII: a comment's text is most of what a check reads, and
+// its ids and keys most of the strings.
 func (p *flatParser) plainString() ([]byte, bool) {
 	if !p.consume('"') {
 		return nil, false
 	}
-	n := bytes.IndexByte(p.b[p.i:], '"')
-	if n < 0 {
+	n, esc, ascii := scanString(p.b[p.i:])
+	if n < 0 || esc { // a backslash before a quote escapes it: declined either way
 		return nil, false
 	}
 	s := p.b[p.i : p.i+n]
 	p.i += n + 1
-	// A backslash before a quote escapes it: declined here either way.
-	return s, !escaped(s) && validUTF8(s)
+	return s, ascii || validUTF8(s)
 }
 
-// escaped reports a backslash (an escape, which the fast path leaves to
-// encoding/json) or a byte below 0x20 (which JSON strings must escape) in
-// s: one pass, a word at a time.
-func escaped(s []byte) bool {
+// scanString finds the first quote in b (n, -1 if none), and reports a
+// backslash (an escape, which the fast path leaves to encoding/json) or a
+// byte below 0x20 (which JSON strings must escape) before it, and whether
+// the bytes before it are all ASCII. It stops at the first escape.
+//
+// A word at a time: zero(v) marks the bytes of v that are zero, exactly
+// up to the first (a borrow can mark the byte past a zero byte, never
+// one before), so the lowest mark is the first quote, and a mark below
+// it is a true escape or a borrow from one.
+func scanString(b []byte) (n int, escaped, ascii bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s) >= 8 {
-		x := binary.LittleEndian.Uint64(s)
-		y := x ^ ('\\' * ones) // a backslash is a zero byte here
-		if ((x-0x20*ones)&^x|(y-ones)&^y)&highs != 0 {
-			return true
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	var all uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		esc := ((x-0x20*ones)&^x | zero(x^('\\'*ones))) & highs
+		if q := zero(x ^ ('"' * ones)); q != 0 {
+			before := q&-q - 1 // the bits of the bytes before the first quote
+			return i + bits.TrailingZeros64(q)/8, esc&before != 0, (all|x&before)&highs == 0
 		}
-		s = s[8:]
+		if esc != 0 {
+			return -1, true, false
+		}
+		all |= x
 	}
-	for _, c := range s {
-		if c < 0x20 || c == '\\' {
-			return true
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i, false, all&highs == 0
+		case c < 0x20 || c == '\\':
+			return -1, true, false
+		default:
+			all |= uint64(c)
 		}
 	}
-	return false
+	return -1, false, false
 }
 
 // validUTF8 is utf8.Valid, a rune at a time as it is, but a three-byte
@@ -226,10 +252,12 @@ func (p *flatParser) value(f flatField) bool {
 		n, ok := p.integer()
 		*f.num = n
 		return ok
-	default:
+	case f.boolean != nil:
 		v, ok := p.literal()
 		*f.boolean = v
 		return ok
+	default:
+		return p.skipScalar()
 	}
 }
 
@@ -310,7 +338,7 @@ func decodeHeadFast(data []byte, h *CommentHead) bool {
 		{name: "orderId", raw: &o}, {name: "productId", raw: &p},
 		{name: "userId", raw: &u}, {name: "content", length: &c.ContentLen},
 		{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
-		{name: "isEdited", boolean: new(bool)},
+		{name: "isEdited", boolean: new(bool)}, rowKey,
 	})
 	if !ok || found&(1<<6) != 0 { // the legacy key: see decodeCommentFlat
 		return false
@@ -327,7 +355,7 @@ func decodeHeadFast(data []byte, h *CommentHead) bool {
 // not a string, and so must this.
 func orderUserFast(data []byte) ([]byte, bool) {
 	var id, user []byte
-	_, ok := decodeFlat(data, []flatField{{name: "id", raw: &id}, {name: "userId", raw: &user}})
+	_, ok := decodeFlat(data, []flatField{{name: "id", raw: &id}, {name: "userId", raw: &user}, rowKey})
 	return user, ok
 }
 
@@ -341,7 +369,7 @@ func decodeCommentFlat(data []byte, h *CommentHead, content flatField) bool {
 		{name: "orderId", str: &h.OrderID}, {name: "productId", str: &h.ProductID},
 		{name: "userId", str: &h.UserID}, content,
 		{name: "timestamp", num: &h.Timestamp}, {name: "edited", boolean: &h.IsEdited},
-		{name: "isEdited", boolean: new(bool)},
+		{name: "isEdited", boolean: new(bool)}, rowKey,
 	})
 	return ok && found&(1<<6) == 0
 }
@@ -360,7 +388,7 @@ func decodeFast(data []byte, v any) bool {
 			Timestamp: h.Timestamp, IsEdited: h.IsEdited}
 	case *Order:
 		o := *e // encoding/json leaves absent fields as they were
-		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}}); !ok {
+		if _, ok := decodeFlat(data, []flatField{{name: "id", str: &o.ID}, {name: "userId", str: &o.UserID}, rowKey}); !ok {
 			return false
 		}
 		*e = o

@@ -22,6 +22,9 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		"{\"id\":\"o1\",\"userId\":\"u1\",\"u\u017ferId\":\"u2\"}",
 		"{\"id\":\"u\",\"name\":\"n\",\"nickname\":\"a\",\"nic\u212aname\":\"b\"}",
 		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"}`,
+		// The seed's rowKey, skipped where it is: repeated, folded, or not a scalar.
+		`{"id":"o1","userId":"u1","rowKey":"AAAA","rowKey":"BBBB"}`, `{"id":"o1","userId":"u1","ROWKEY":"x"}`,
+		`{"id":"o1","userId":"u1","rowKey":{"a":1}}`, `{"id":"o1","userId":"u1","rowKey":null}`, `{"rowKey":12,"id":"o"}`,
 		`{"id":"o1","id":"o2"}`,
 		`{"timestamp":-0,"edited":true,"isEdited":false}`,
 		`{"timestamp":1.5}`, `{"timestamp":01}`, `{"content":"a\"b"}`, `{"content":"\xff"}`,
@@ -127,22 +130,42 @@ func TestFlatKeepsAbsentFields(t *testing.T) {
 	}
 }
 
-// escaped finds a control byte or a backslash at every position of
-// strings longer and shorter than its word, beside bytes that borrow or
-// sit next to them (0x20, 0x00, 0xff, '[', ']', 0xdc).
-func TestEscapedEveryPosition(t *testing.T) {
+// scanString finds the first quote, and a control byte or a backslash
+// before it, at every position of strings longer and shorter than its
+// word, beside bytes that borrow or sit next to them (0x20, 0x00, 0xff,
+// '[', ']', 0xdc, '!', '#'), and calls the bytes before the quote ASCII
+// exactly when none of them is 0x80 or above, wherever that byte is; what
+// follows the quote, escapes and high bytes alike, changes none of it.
+func TestScanStringEveryPosition(t *testing.T) {
+	fills := []byte{' ', 'a', 0xff, 0x80, 0x7f, '[', ']', 0xdc, 0x5c ^ 0x01, '"' ^ 0x01, '"' + 1}
 	for n := 0; n <= 19; n++ {
-		for _, fill := range []byte{' ', 'a', 0xff, 0x80, 0x7f, '[', ']', 0xdc, 0x5c ^ 0x01} {
+		for _, fill := range fills {
 			s := bytes.Repeat([]byte{fill}, n)
-			if escaped(s) {
-				t.Fatalf("%q: found a control byte or backslash where none is", s)
+			if q, esc, _ := scanString(s); q != -1 || esc {
+				t.Fatalf("%q: quote at %d, escaped %v; want none", s, q, esc)
 			}
 			for i := range n {
 				for _, c := range []byte{0x00, 0x01, 0x1f, '\\'} {
 					s[i] = c
-					if !escaped(s) {
+					if _, esc, _ := scanString(s); !esc {
 						t.Fatalf("%q: missed the %q at %d", s, c, i)
 					}
+				}
+				s[i] = '"'
+				q, esc, ascii := scanString(s)
+				if q != i || esc || ascii != (i == 0 || fill < 0x80) {
+					t.Fatalf("%q: quote at %d, escaped %v, ASCII %v", s, q, esc, ascii)
+				}
+				after := append(bytes.Clone(s), '\\', 0x01, 0xc3)
+				if q2, esc2, ascii2 := scanString(after); q2 != q || esc2 || ascii2 != ascii {
+					t.Fatalf("%q: what follows the quote changed it: %d %v %v", after, q2, esc2, ascii2)
+				}
+				if i > 0 {
+					s[i-1] = 0xc3
+					if _, _, ascii := scanString(s); ascii {
+						t.Fatalf("%q: called ASCII with 0xc3 at %d", s, i-1)
+					}
+					s[i-1] = fill
 				}
 				s[i] = fill
 			}
