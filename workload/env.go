@@ -59,6 +59,15 @@ func actionIndex(actor string) int {
 	return len(OpNames) + slices.Index(ActionNames, actionOf[actor])
 }
 
+// act is an actor with the index of the action it records: an arrival
+// no longer looks its action up by name.
+type act struct {
+	Actor
+	action int
+}
+
+func actOf(name string) act { return act{actors[name], actionIndex(name)} }
+
 // Clock stamps comments: milliseconds of wall time at the run's start plus
 // monotonic time since, so it never runs backwards and a burst can put
 // several comments in exactly one millisecond.
@@ -157,11 +166,11 @@ type schedule struct {
 
 // arrive runs one arrival of actor a, due at intended (open is false in a
 // closed loop, where intended is when it starts), and records its action.
-func (w *Worker) arrive(ctx context.Context, name string, a Actor, intended time.Time, open bool) {
+func (w *Worker) arrive(ctx context.Context, a act, intended time.Time, open bool) {
 	w.sched = schedule{open: open, at: intended, due: intended}
 	a.Do(ctx, w)
 	if w.counting && w.sched.ops > 0 {
-		w.rec.Record(actionIndex(name), w.sched.at, w.sched.first, w.sched.end, w.sched.err)
+		w.rec.Record(a.action, w.sched.at, w.sched.first, w.sched.end, w.sched.err)
 	}
 }
 

@@ -213,13 +213,13 @@ func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outco
 	}
 	start := time.Now()
 	defer func() { out.Loaded, out.LoadTime = r.loadedSoFar(), time.Since(start) }()
-	write := actors["write"]
+	write := actOf("write")
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Go(func() {
 			w.counting = false
 			for ctx.Err() == nil && r.loaded.Add(1) <= n {
-				w.arrive(r.opCtx, "write", write, time.Now(), false)
+				w.arrive(r.opCtx, write, time.Now(), false)
 			}
 		})
 	}
@@ -373,8 +373,7 @@ func (r *run) closedLoop(w *Worker) {
 		if counted {
 			r.arrived.Add(1)
 		}
-		name, a := r.mix.pick(w.r)
-		w.arrive(r.opCtx, name, a, at, false)
+		w.arrive(r.opCtx, r.mix.pick(w.r), at, false)
 	}
 }
 
@@ -402,8 +401,7 @@ func (r *run) openLoop(w *Worker, arrivals <-chan arrival) {
 				r.noteLateness(late)
 			}
 		}
-		name, actor := r.mix.pick(w.r)
-		w.arrive(r.opCtx, name, actor, a.at, true)
+		w.arrive(r.opCtx, r.mix.pick(w.r), a.at, true)
 	}
 }
 
@@ -508,6 +506,7 @@ func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration,
 	if period <= 0 {
 		return
 	}
+	a := actOf(name)
 	wg.Go(func() {
 		t := time.NewTicker(period)
 		defer t.Stop()
@@ -515,7 +514,7 @@ func (r *run) startPeriodic(wg *sync.WaitGroup, w *Worker, period time.Duration,
 			select {
 			case at := <-t.C:
 				w.counting = r.env.recording.Load()
-				w.arrive(r.opCtx, name, actors[name], at, true)
+				w.arrive(r.opCtx, a, at, true)
 			case <-r.stopped:
 				return
 			}
@@ -538,9 +537,8 @@ func (r *run) pacing() results.Pacing {
 
 // mix picks actors by the scenario's weights.
 type mix struct {
-	names  []string
-	actors []Actor
-	cum    []float64
+	acts []act
+	cum  []float64
 }
 
 func newMix(weights map[string]float64) (*mix, error) {
@@ -551,26 +549,24 @@ func newMix(weights map[string]float64) (*mix, error) {
 		if wt <= 0 {
 			continue
 		}
-		a, ok := actors[name]
-		if !ok {
+		if _, ok := actors[name]; !ok {
 			return nil, fmt.Errorf("mix: no actor %q", name)
 		}
 		total += wt
-		m.names, m.actors, m.cum = append(m.names, name), append(m.actors, a), append(m.cum, total)
+		m.acts, m.cum = append(m.acts, actOf(name)), append(m.cum, total)
 	}
-	if len(m.actors) == 0 {
+	if len(m.acts) == 0 {
 		return nil, fmt.Errorf("mix: no actor has a weight above 0")
 	}
 	return m, nil
 }
 
-func (m *mix) pick(r *rand.Rand) (string, Actor) {
+func (m *mix) pick(r *rand.Rand) act {
 	x := r.Float64() * m.cum[len(m.cum)-1]
 	for i, c := range m.cum {
 		if x < c {
-			return m.names[i], m.actors[i]
+			return m.acts[i]
 		}
 	}
-	last := len(m.actors) - 1
-	return m.names[last], m.actors[last]
+	return m.acts[len(m.acts)-1]
 }

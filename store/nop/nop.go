@@ -66,11 +66,9 @@ func New() *Store { return &Store{seed: maphash.MakeSeed(), tables: map[string]s
 
 // slot returns row's slot, locked: the caller unlocks it.
 func (s *Store) slot(table string, row []byte) (*slot, *sync.Mutex) {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	h.WriteString(table)
-	h.Write(row)
-	i := h.Sum64() % slots
+	// Two one-shot hashes: the streaming maphash.Hash copied both into its
+	// buffer first, and was a third of the slot's time.
+	i := (maphash.Bytes(s.seed, row) ^ maphash.String(s.seed, table)) % slots
 	mu := &s.locks[i%uint64(len(s.locks))].Mutex
 	mu.Lock()
 	return &s.rows[i], mu
