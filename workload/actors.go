@@ -35,29 +35,33 @@ var actors = map[string]Actor{
 // by popularity and comments on it.
 type writer struct{}
 
+//
+// Its text is made before its first op, so the comment write starts the
+// instant the order's ends: one clock reading ends the one, starts the
+// other and stamps the comment, where three were taken.
 func (writer) Do(ctx context.Context, w *Worker) {
 	u, p := w.user(), w.env.Products.Pick(w.r)
-	order, ok := w.order(ctx, u)
+	text := w.content()
+	order, end, ok := w.order(ctx, u)
 	if !ok {
 		return
 	}
-	w.comment(ctx, OpWrite, order, u, p, w.content(), w.env.Clock.Now())
+	w.comment(ctx, OpWrite, order, u, p, text, w.env.Clock.At(end), end)
 }
 
-// order creates an order for user u and records it.
-func (w *Worker) order(ctx context.Context, u int) (string, bool) {
+// order creates an order for user u and records it; end is when it
+// returned.
+func (w *Worker) order(ctx context.Context, u int) (id string, end time.Time, ok bool) {
 	o := model.Order{ID: w.orders.Next(), UserID: w.env.Pop.Users[u]}
 	start := now()
 	err := w.env.Sys.CreateOrder(ctx, o)
-	w.record(OpOrder, start, err)
-	return o.ID, err == nil
+	return o.ID, w.record(OpOrder, start, err), err == nil
 }
 
-// comment writes one comment stamped ts by the harness clock (the pagers
-// compare stamps with the same clock) and books it where pagers and the
-// ranking job will look for it.
-func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64) {
-	start := now()
+// comment writes one comment, starting at start, stamped ts by the harness
+// clock (the pagers compare stamps with the same clock) and books it where
+// pagers and the ranking job will look for it.
+func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64, start time.Time) {
 	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
 		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
 	w.record(op, start, err)
@@ -117,7 +121,7 @@ func (burster) Do(ctx context.Context, w *Worker) {
 			return
 		}
 		u := w.user()
-		order, ok := w.order(ctx, u)
+		order, _, ok := w.order(ctx, u)
 		if !ok {
 			continue
 		}
@@ -183,7 +187,7 @@ type multiOrder struct{}
 
 func (multiOrder) Do(ctx context.Context, w *Worker) {
 	u := w.user()
-	order, ok := w.order(ctx, u)
+	order, _, ok := w.order(ctx, u)
 	if !ok {
 		return
 	}
@@ -195,7 +199,8 @@ func (multiOrder) Do(ctx context.Context, w *Worker) {
 			continue
 		}
 		seen[p] = true
-		w.comment(ctx, OpMulti, order, u, p, w.content(), ts)
+		text := w.content()
+		w.comment(ctx, OpMulti, order, u, p, text, ts, now())
 	}
 }
 

@@ -93,11 +93,15 @@ func NewLogicalClock() *Clock {
 }
 
 // Now is the current millisecond.
-func (c *Clock) Now() int64 {
+func (c *Clock) Now() int64 { return c.At(now()) }
+
+// At is the millisecond of t, a reading of now taken a moment ago (a
+// logical clock moves on as for Now, whatever t is).
+func (c *Clock) At(t time.Time) int64 {
 	if c.logical != nil {
 		return c.base + c.logical.Add(1)
 	}
-	return c.base + time.Since(c.start).Milliseconds()
+	return c.base + t.Sub(c.start).Milliseconds()
 }
 
 // now is time.Now at half its cost, for the stamps taken around every
@@ -189,14 +193,15 @@ func (w *Worker) remember(order, product string) {
 
 // record files one finished operation, begun at start, of a counted
 // arrival: its latency runs from when the schedule had it due.
-func (w *Worker) record(op int, start time.Time, err error) {
-	end := now()
+func (w *Worker) record(op int, start time.Time, err error) (end time.Time) {
+	end = now()
 	due := start
 	if w.sched.open {
 		due = w.sched.due
 		w.sched.due = w.sched.due.Add(end.Sub(start))
 	}
 	w.note(op, due, start, end, err)
+	return end
 }
 
 // note files an operation that was due at due and ran from start to end,

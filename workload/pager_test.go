@@ -38,11 +38,11 @@ func pagerEnv(t *testing.T, layout string) (*Worker, context.Context) {
 func post(t *testing.T, ctx context.Context, w *Worker, p, u int, text string, ts int64) int64 {
 	t.Helper()
 	before := w.env.Acked.products[p].Load()
-	order, ok := w.order(ctx, u)
+	order, end, ok := w.order(ctx, u)
 	if !ok {
 		t.Fatal("order not created")
 	}
-	w.comment(ctx, OpWrite, order, u, p, text, ts)
+	w.comment(ctx, OpWrite, order, u, p, text, ts, end)
 	if w.env.Acked.products[p].Load() != before+1 {
 		t.Fatalf("comment stamped %d not acknowledged", ts)
 	}
