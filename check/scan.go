@@ -61,20 +61,33 @@ func (n *counted) flush(to *atomic.Int64) {
 }
 
 // ahead runs seq in a goroutine of its own, a few batches ahead of the
-// caller, and applies prep to each element there.
+// caller, and applies prep to each element there. The caller hands each
+// batch back once it has yielded it, and the goroutine fills it again: a
+// million comments' parsed rows were 266 MB of fresh batches, to zero and
+// to collect. (A batch handed back keeps what its elements point at alive
+// until it is filled again: a few batches' rows at most.)
 func ahead[In, Out any](ctx context.Context, seq iter.Seq2[In, error], prep func(In) Out) iter.Seq2[Out, error] {
 	return func(yield func(Out, error) bool) {
 		sctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		batches := make(chan []Out, readAhead)
+		free := make(chan []Out, readAhead+1) // at most every batch but the one being filled
 		var seqErr error
 		go func() {
 			defer close(batches)
-			batch := make([]Out, 0, batchRows)
+			fresh := func() []Out {
+				select {
+				case b := <-free:
+					return b[:0]
+				default:
+					return make([]Out, 0, batchRows)
+				}
+			}
+			batch := fresh()
 			send := func() bool {
 				select {
 				case batches <- batch:
-					batch = make([]Out, 0, batchRows)
+					batch = fresh()
 					return true
 				case <-sctx.Done():
 					return false
@@ -102,6 +115,7 @@ func ahead[In, Out any](ctx context.Context, seq iter.Seq2[In, error], prep func
 					break batches
 				}
 			}
+			free <- b // never blocks: no more batches than it holds are ever made
 		}
 		cancel()
 		for range batches { // until the goroutine has returned: seqErr is set
