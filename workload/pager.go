@@ -274,7 +274,9 @@ func (r *stampRing) add(ts int64, keep int) {
 		return
 	}
 	r.stamps[r.next] = ts
-	r.next = (r.next + 1) % keep
+	if r.next++; r.next == keep { // not %: a division per comment, twice
+		r.next = 0
+	}
 }
 
 // snapshot copies the stamps booked so far, for a walk beginning now.
