@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -86,18 +87,25 @@ func TestEveryOpCarriesTheWait(t *testing.T) {
 	if under.Pacing.FellBehind {
 		t.Fatalf("the run below capacity fell behind: %+v", under.Pacing)
 	}
-	// Under -race, beside other packages' tests, the harness's own work
-	// between an arrival's two ops and its timers run slow enough that the
-	// second op's wait passed a millisecond (1.008 ms in one CI run).
+	// An op's wait is its arrival's lateness: the second op starts the
+	// instant the first ends, so it waits as long as the first, no more
+	// (the harness's own work between them, the comment's text, is done
+	// before the first). That holds however late the timers ran.
 	within := LateAfter
 	if raceOn {
 		within *= 3
 	}
-	for _, name := range []string{"order-create", "comment-write"} {
-		o := opOf(t, under.Ops, name)
-		if d := o.Latency.P50 - o.Service.P50; d < 0 || d > float64(within)/float64(time.Millisecond) {
-			t.Errorf("below capacity %s: p50 latency %.3f ms vs service %.3f: want equal within %v", name, o.Latency.P50, o.Service.P50, within)
-		}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	wait := func(name string) float64 { o := opOf(t, under.Ops, name); return o.Latency.P50 - o.Service.P50 }
+	first, second := wait("order-create"), wait("comment-write")
+	if first < 0 || math.Abs(second-first) > ms(within)/2 {
+		t.Errorf("below capacity: p50 latency over service %.3f ms for order-create, %.3f for comment-write: want them equal", first, second)
+	}
+	// And an arrival that starts within LateAfter of its time is on time:
+	// where most did (a machine busy with other tests' timers can make most
+	// start late), the median wait is within it.
+	if under.Pacing.Late*2 < under.Pacing.Arrivals && first > ms(within) {
+		t.Errorf("below capacity, %d of %d arrivals late: p50 wait %.3f ms, want within %v", under.Pacing.Late, under.Pacing.Arrivals, first, within)
 	}
 
 	slos := []string{"comment-write:p99<=200ms", "action:post-comment:p99<=300ms"}
