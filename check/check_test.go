@@ -107,6 +107,12 @@ func (d *dataset) orderKey(id string) []byte {
 	return k
 }
 
+func (d *dataset) userRow(id string) []byte {
+	k, err := d.layout.EntityKey(keys.User, id)
+	must(d.t, err)
+	return k
+}
+
 func builtin(t testing.TB, name string) *keys.Design {
 	t.Helper()
 	l, err := keys.Builtin(name)

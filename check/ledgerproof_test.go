@@ -94,24 +94,27 @@ func TestLedgerLengthsOfEditedComments(t *testing.T) {
 // them back and sums the right ones, so a row made from the recorded
 // length is its own, as the sorted walk finds it.
 func TestLedgerRecordedLengthNotItsOwn(t *testing.T) {
-	d := newDataset(t, keys.Seed)
-	recs := d.acked()
-	c := d.byProd[d.products[1]][2]
-	recs[0+len(d.byProd[d.products[0]])+2].n = c.ContentLen() + 3
-	d.del(keys.ProductComment, d.productKey(c))
-	d.put(keys.ProductComment, d.lengthKey(c, c.ContentLen()+3), d.ck(c))
-	run := ledger(t, recs)
-	for _, c := range []struct {
-		sorted bool
-		scans  int // the pass's, and the proof's walk of the failed bucket: no join
-	}{{false, 2}, {true, 1}} {
-		sc := &scanCounter{Store: d.st}
-		rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(),
-			RunDir: run, sortLedger: c.sorted})
-		must(t, err)
-		if !rep.Consistent || rep.Run.Acked != 36 || sc.scans(keys.Comment) != c.scans {
-			t.Errorf("ledger walked sorted %v: %q, %d acknowledged, %d reads of the comments; want consistent, 36, %d",
-				c.sorted, rep.Verdict, rep.Run.Acked, sc.scans(keys.Comment), c.scans)
+	for _, recorded := range []func(n int) int{func(n int) int { return n + 3 }, func(int) int { return 0 }} {
+		d := newDataset(t, keys.Seed)
+		recs := d.acked()
+		c := d.byProd[d.products[1]][2]
+		n := recorded(c.ContentLen())
+		recs[len(d.byProd[d.products[0]])+2].n = n
+		d.del(keys.ProductComment, d.productKey(c))
+		d.put(keys.ProductComment, d.lengthKey(c, n), d.ck(c))
+		run := ledger(t, recs)
+		for _, w := range []struct {
+			sorted bool
+			scans  int // the pass's, and the proof's walk of the failed bucket: no join
+		}{{false, 2}, {true, 1}} {
+			sc := &scanCounter{Store: d.st}
+			rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(),
+				RunDir: run, sortLedger: w.sorted})
+			must(t, err)
+			if !rep.Consistent || rep.Run.Acked != 36 || sc.scans(keys.Comment) != w.scans {
+				t.Errorf("recorded %d of %d, ledger walked sorted %v: %q, %d acknowledged, %d reads of the comments; want consistent, 36, %d",
+					n, c.ContentLen(), w.sorted, rep.Verdict, rep.Run.Acked, sc.scans(keys.Comment), w.scans)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"commentbench/extsort"
@@ -294,25 +295,27 @@ func (c *checker) parseComment(row store.Row) (model.CommentHead, error) {
 	if err != nil {
 		return cm, err
 	}
-	if !c.keyOf(row.Key, &cm) {
-		return cm, fmt.Errorf("row key does not match the comment's order and product")
-	}
-	return cm, nil
+	return cm, c.keyOf(row.Key, &cm)
 }
 
-// keyOf says whether key is the comment table's key of cm's order and
+var errKeyMismatch = errors.New("row key does not match the comment's order and product")
+
+// keyOf checks that key is the comment table's key of cm's order and
 // product. A design's comment key is made of those two alone (literals,
 // salts and hashes of them; keys.Parse allows nothing else), so encoding
-// them answers, with no allocation; ids that make no key are left to the
-// key's decoding, as every comment's was.
-func (c *checker) keyOf(key []byte, cm *model.CommentHead) bool {
+// them answers, with no allocation; ids that make no key make the comment
+// a bad one for that.
+func (c *checker) keyOf(key []byte, cm *model.CommentHead) error {
 	var buf [64]byte
 	k := keys.Key{Table: keys.Comment, OrderID: cm.OrderID, ProductID: cm.ProductID}
-	if enc, err := c.o.Layout.EncodeTo(buf[:0], &k); err == nil {
-		return string(enc) == string(key)
+	enc, err := c.o.Layout.EncodeTo(buf[:0], &k)
+	switch {
+	case err != nil:
+		return err
+	case string(enc) != string(key):
+		return errKeyMismatch
 	}
-	k, err := c.o.Layout.Decode(keys.Comment, key)
-	return err == nil && k.OrderID == cm.OrderID && k.ProductID == cm.ProductID
+	return nil
 }
 
 // indexKeys are the comment's rows in the two indexes, made with the

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"commentbench/comments"
 	"context"
 	"reflect"
 	"sync"
@@ -92,6 +93,12 @@ func TestRunReconciledInTheCommentPass(t *testing.T) {
 // comment keys lead with their orders' keys: one read of the order table
 // and none after. A design whose comment keys do not reads it twice: live
 // up to the first comment out of order, then whole for the sorted join.
+//
+// An order with two comments (one per product) keeps the join live: its
+// comments come one after the other, at the same order key. And the
+// comments after the join has ended are filed for their users and
+// products as any other: with every user gone, every comment's is
+// missing.
 func TestOrdersJoinedLive(t *testing.T) {
 	pf, err := keys.Parse("product-first.yaml", []byte(productFirst))
 	must(t, err)
@@ -100,11 +107,23 @@ func TestOrdersJoinedLive(t *testing.T) {
 		scans  int
 	}{{keys.Unique, 1}, {builtin(t, "hashed"), 1}, {pf, 2}} {
 		d := newDataset(t, c.layout)
+		first := d.byProd[d.products[0]][0]
+		_, err := d.sys.WriteComment(d.ctx, comments.NewComment{OrderID: first.OrderID, ProductID: d.products[1],
+			UserID: first.UserID, Content: "같은 주문, 다른 상품", Timestamp: first.Timestamp + 1})
+		must(t, err)
 		sc := &scanCounter{Store: d.st}
 		rep, err := Run(d.ctx, sc, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir(), Spread: true})
 		must(t, err)
 		if got := sc.scans(keys.Order); got != c.scans || !rep.Consistent {
 			t.Errorf("%s: %d scans of the orders (consistent: %v), want %d", c.layout.Name(), got, rep.Consistent, c.scans)
+		}
+		for _, u := range d.users {
+			d.del(keys.User, d.userRow(u))
+		}
+		rep, err = Run(d.ctx, d.st, Options{Layout: d.layout, MemLimit: 4 << 10, TempDir: t.TempDir()})
+		must(t, err)
+		if got := rep.References.MissingUser.Count; got != rep.References.Comments || got != 37 {
+			t.Errorf("%s: every user deleted, %d of %d comments' users missing; want all 37", c.layout.Name(), got, rep.References.Comments)
 		}
 	}
 }

@@ -156,6 +156,13 @@ func TestScanStringEveryPosition(t *testing.T) {
 				if q != i || esc || ascii != (i == 0 || fill < 0x80) {
 					t.Fatalf("%q: quote at %d, escaped %v, ASCII %v", s, q, esc, ascii)
 				}
+				for j := range i { // an escape before the quote, in its word or an earlier one
+					s[j] = '\\'
+					if _, esc, _ := scanString(s); !esc {
+						t.Fatalf("%q: missed the backslash at %d before the quote at %d", s, j, i)
+					}
+					s[j] = fill
+				}
 				after := append(bytes.Clone(s), '\\', 0x01, 0xc3)
 				if q2, esc2, ascii2 := scanString(after); q2 != q || esc2 || ascii2 != ascii {
 					t.Fatalf("%q: what follows the quote changed it: %d %v %v", after, q2, esc2, ascii2)
