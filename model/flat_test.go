@@ -22,6 +22,8 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		"{\"id\":\"o1\",\"userId\":\"u1\",\"u\u017ferId\":\"u2\"}",
 		"{\"id\":\"u\",\"name\":\"n\",\"nickname\":\"a\",\"nic\u212aname\":\"b\"}",
 		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"}`,
+		// A key as expected, but not followed by its colon.
+		`{"id"!"o1","userId":"u1"}`, `{"id" : "o1","userId" :"u1"}`, `{"id""o1"}`,
 		// The seed's rowKey, skipped where it is: repeated, folded, or not a scalar.
 		`{"id":"o1","userId":"u1","rowKey":"AAAA","rowKey":"BBBB"}`, `{"id":"o1","userId":"u1","ROWKEY":"x"}`,
 		`{"id":"o1","userId":"u1","rowKey":{"a":1}}`, `{"id":"o1","userId":"u1","rowKey":null}`, `{"rowKey":12,"id":"o"}`,
@@ -230,4 +232,19 @@ func FuzzValidUTF8(f *testing.F) {
 			t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b, got, want)
 		}
 	})
+}
+
+// A comment with the legacy isEdited key is left to encoding/json,
+// wherever the key is; the seed's rowKey before it is not.
+func TestFlatDeclinesTheLegacyKey(t *testing.T) {
+	var h CommentHead
+	var got Comment
+	for _, legacy := range []string{`{"orderId":"o","isEdited":true,"rowKey":"AA=="}`, `{"orderId":"o","rowKey":"AA==","isEdited":true}`} {
+		if decodeHeadFast([]byte(legacy), &h) || decodeFast([]byte(legacy), &got) {
+			t.Errorf("fast path took %s, with the legacy key", legacy)
+		}
+	}
+	if !decodeHeadFast([]byte(`{"orderId":"o","edited":true,"rowKey":"AA=="}`), &h) {
+		t.Error("fast path declined a comment with rowKey")
+	}
 }
