@@ -62,12 +62,32 @@ func TestBenchPrintsEveryGoal(t *testing.T) {
 			if min := num(t, strings.TrimPrefix(goal, ">= ")); met != (ratio >= min) {
 				t.Errorf("%s: ratio %v said %s against %q", m[1], ratio, m[6], goal)
 			}
+		case sideBySide.MatchString(goal):
+			g := sideBySide.FindStringSubmatch(goal)
+			bound := num(t, g[2])
+			if met != ((g[1] == ">=" && ratio >= bound) || (g[1] == "<=" && ratio <= bound)) {
+				t.Errorf("%s: ratio %v said %s against %q", m[1], ratio, m[6], goal)
+			}
+			if !strings.Contains(l, "· at "+issueBase+" ") {
+				t.Errorf("%s: a side-by-side goal not against %s: %q", m[1], issueBase, l)
+			}
 		}
 	}
-	if got, want := strings.Join(goals, " "), "write write steady verify harness scan rtt"; got != want {
+	// The three absolute goals each have a second line against the code
+	// the issue measured, when git has it.
+	want := "write write steady verify harness scan rtt"
+	if exec.Command("git", "-C", "..", "rev-parse", "-q", "--verify", issueBase+"^{commit}").Run() == nil {
+		want = "write write steady verify verify harness harness scan rtt rtt"
+	}
+	if got := strings.Join(goals, " "); got != want {
 		t.Fatalf("goals %q, want %q:\n%s", got, want, summary)
 	}
 }
+
+// issueBase is the code the issue measured; sideBySide, a goal against it.
+const issueBase = "375b56e"
+
+var sideBySide = regexp.MustCompile(`^(>=|<=) ([0-9.]+) \(the issue's .+, side by side\)$`)
 
 func num(t *testing.T, s string) float64 {
 	t.Helper()
