@@ -182,6 +182,11 @@ func (p *flatParser) plainString() ([]byte, bool) {
 	if !p.consume('"') {
 		return nil, false
 	}
+	return p.stringBody()
+}
+
+// stringBody is plainString past the opening quote.
+func (p *flatParser) stringBody() ([]byte, bool) {
 	n, esc, ascii := scanString(p.b[p.i:])
 	if n < 0 || esc { // a backslash before a quote escapes it: declined either way
 		return nil, false
@@ -352,6 +357,51 @@ func (p *flatParser) skipScalar() bool {
 	}
 }
 
+// lit reads s if it comes next, exactly.
+func (p *flatParser) lit(s string) bool {
+	if len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
+		return false
+	}
+	p.i += len(s)
+	return true
+}
+
+// str reads a string's body and its closing quote into *dst (lit read
+// the opening quote).
+func (p *flatParser) str(dst *[]byte) bool {
+	s, ok := p.stringBody()
+	*dst = s
+	return ok
+}
+
+// headExact reads a comment spelled exactly as the harness writes it
+// (AppendJSONComment): its keys in their order, no whitespace. It reads
+// each value as decodeFlat does, so on what it takes the two agree; on
+// anything else it declines, and decodeFlat reads it. Matching the keys
+// as one template, not field by field, took a third off a comment's
+// decode, which is a check's largest cost after the scans.
+func headExact(data []byte, c *CommentHead, o, pr, u *[]byte) bool {
+	p := flatParser{b: data}
+	var ok bool
+	var rk []byte
+	if !(p.lit(`{"orderId":"`) && p.str(o) && p.lit(`,"productId":"`) && p.str(pr) &&
+		p.lit(`,"userId":"`) && p.str(u) && p.lit(`,"content":"`)) {
+		return false
+	}
+	var content []byte
+	if !p.str(&content) || !p.lit(`,"timestamp":`) {
+		return false
+	}
+	c.ContentLen = len(content)
+	if c.Timestamp, ok = p.integer(); !ok || !p.lit(`,"edited":`) {
+		return false
+	}
+	if c.IsEdited, ok = p.literal(); !ok {
+		return false
+	}
+	return p.lit(`,"rowKey":"`) && p.str(&rk) && p.lit("}") && p.i == len(p.b)
+}
+
 // decodeHeadFast decodes a comment's head by decodeFlat, as decodeFast a
 // comment, the content measured and not copied, and the three ids in one
 // string (one allocation where there were three: a check decodes a head
@@ -359,14 +409,17 @@ func (p *flatParser) skipScalar() bool {
 func decodeHeadFast(data []byte, h *CommentHead) bool {
 	var c CommentHead
 	var o, p, u []byte
-	found, ok := decodeFlat(data, []flatField{
-		{name: "orderId", raw: &o}, {name: "productId", raw: &p},
-		{name: "userId", raw: &u}, {name: "content", length: &c.ContentLen},
-		{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
-		rowKey, {name: "isEdited", boolean: new(bool)},
-	})
-	if !ok || found&(1<<7) != 0 { // the legacy key: see decodeCommentFlat
-		return false
+	if !headExact(data, &c, &o, &p, &u) {
+		c, o, p, u = CommentHead{}, nil, nil, nil
+		found, ok := decodeFlat(data, []flatField{
+			{name: "orderId", raw: &o}, {name: "productId", raw: &p},
+			{name: "userId", raw: &u}, {name: "content", length: &c.ContentLen},
+			{name: "timestamp", num: &c.Timestamp}, {name: "edited", boolean: &c.IsEdited},
+			rowKey, {name: "isEdited", boolean: new(bool)},
+		})
+		if !ok || found&(1<<7) != 0 { // the legacy key: see decodeCommentFlat
+			return false
+		}
 	}
 	var buf [96]byte
 	ids := string(append(append(append(buf[:0], o...), p...), u...))
@@ -379,8 +432,22 @@ func decodeHeadFast(data []byte, h *CommentHead) bool {
 // id is read too though unused: encoding/json fails an order whose id is
 // not a string, and so must this.
 func orderUserFast(data []byte) ([]byte, bool) {
+	if user, ok := orderUserExact(data); ok {
+		return user, true
+	}
 	var id, user []byte
 	_, ok := decodeFlat(data, []flatField{{name: "id", raw: &id}, {name: "userId", raw: &user}, rowKey})
+	return user, ok
+}
+
+// orderUserExact is an order's userId when the order is spelled exactly
+// as AppendJSONOrder writes it (see headExact): a check reads one per
+// comment, in a third of decodeFlat's time.
+func orderUserExact(data []byte) ([]byte, bool) {
+	var id, user, rk []byte
+	p := flatParser{b: data}
+	ok := p.lit(`{"id":"`) && p.str(&id) && p.lit(`,"userId":"`) && p.str(&user) &&
+		p.lit(`,"rowKey":"`) && p.str(&rk) && p.lit("}") && p.i == len(p.b)
 	return user, ok
 }
 

@@ -38,6 +38,22 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		// Cut short inside every kind of value, and of an unknown key's.
 		`{"timestamp":1`, `{"timestamp":-`, `{"timestamp":`, `{"edited":tru`, `{"id":"ab`, `{"id":"a\`,
 		`{"extra":12`, `{"extra":"ab`, `{"extra":fals`, `{"extra":`, `{"id"`, `{`,
+		// As the harness writes them (headExact, orderUserExact), and a
+		// byte off that: at their end, in a value, a key's spelling.
+		`{"orderId":"o","productId":"p","userId":"u","content":"배송","timestamp":1700000000000,"edited":true,"rowKey":"AA=="}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"}x`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"} `,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"o|p"`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":01,"edited":false,"rowKey":"r"}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1e3,"edited":false,"rowKey":"r"}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"\xff","timestamp":1,"edited":fals,"rowKey":"r"}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c\"","timestamp":1,"edited":false,"rowKey":"r"}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":7}`,
+		`{"orderId":"o","productId":"p","userId":"u","content":"c","timestamp":1,"edited":false,"rowKey":"r","isEdited":true}`,
+		`{"orderId":"o","productId":"p","userID":"u","content":"c","timestamp":1,"edited":false,"rowKey":"r"}`,
+		`{"id":"o1","userId":"u1","rowKey":"AAAA"}`, `{"id":"o1","userId":"u1","rowKey":"AAAA"}}`,
+		`{"id":"o1","userId":"u1","rowKey":"AAAA","userId":"u2"}`, `{"id":"o1","userId":"u\u0031","rowKey":"A"}`,
+		`{"id":1,"userId":"u1","rowKey":"AAAA"}`, `{"id":"o1","userId":"u1","rowKey":"AAAA"`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -121,6 +137,46 @@ func TestFlatTakesWhatTheHarnessWrites(t *testing.T) {
 	var h CommentHead
 	if !decodeHeadFast(b, &h) || h != c.Head() || h.ContentLen != len("배송이 빨라요 great") {
 		t.Fatalf("the head of %s: %+v, fast path %v; want %+v", b, h, decodeHeadFast(b, &h), c.Head())
+	}
+}
+
+// What the harness writes is read as one template (headExact,
+// orderUserExact), else those would be dead code; a byte off it is not,
+// and goes to decodeFlat.
+func TestExactTakesWhatTheHarnessWrites(t *testing.T) {
+	for _, c := range []Comment{
+		{OrderID: "o000000001", ProductID: "p000000002", UserID: "u000000003", Content: "배송이 빨라요 great", Timestamp: 1763697906123, IsEdited: true},
+		{OrderID: "o000000004", ProductID: "p000000005", UserID: "u000000006", Content: "", Timestamp: 0},
+	} {
+		b, err := AppendJSONComment(nil, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h CommentHead
+		var o, p, u []byte
+		if !headExact(b, &h, &o, &p, &u) {
+			t.Fatalf("headExact declined %s", b)
+		}
+		h.OrderID, h.ProductID, h.UserID = string(o), string(p), string(u)
+		if h != c.Head() {
+			t.Fatalf("headExact(%s) = %+v, want %+v", b, h, c.Head())
+		}
+		if headExact(append(b, ' '), &h, &o, &p, &u) || headExact(b[:len(b)-1], &h, &o, &p, &u) {
+			t.Fatalf("headExact took %s with a byte more or less", b)
+		}
+	}
+	b, err := AppendJSONOrder(nil, &Order{ID: "o000000001", UserID: "u000000003"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := orderUserExact(b); !ok || string(u) != "u000000003" {
+		t.Fatalf("orderUserExact(%s) = %q, %v", b, u, ok)
+	}
+	if _, ok := orderUserExact(append(b, ' ')); ok {
+		t.Fatalf("orderUserExact took %s with a space after", b)
+	}
+	if u, ok := orderUserFast(append(b, ' ')); !ok || string(u) != "u000000003" {
+		t.Fatalf("orderUserFast(%s ) = %q, %v: decodeFlat reads what is not exact", b, u, ok)
 	}
 }
 
