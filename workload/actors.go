@@ -35,8 +35,7 @@ var actors = map[string]Actor{
 // by popularity and comments on it.
 type writer struct{}
 
-//
-// Its text is made before its first op, so the comment write starts the
+// Do orders, then comments. The comment's text is made before its first op, so the comment write starts the
 // instant the order's ends: one clock reading ends the one, starts the
 // other and stamps the comment, where three were taken.
 func (writer) Do(ctx context.Context, w *Worker) {
