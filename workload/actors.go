@@ -35,9 +35,10 @@ var actors = map[string]Actor{
 // by popularity and comments on it.
 type writer struct{}
 
-// Do orders, then comments. The comment's text is made before its first op, so the comment write starts the
-// instant the order's ends: one clock reading ends the one, starts the
-// other and stamps the comment, where three were taken.
+// Do orders, then comments. The comment's text is made before its first
+// op, so the comment write starts the instant the order's ends: one clock
+// reading ends the one, starts the other and stamps the comment, where
+// three were taken.
 func (writer) Do(ctx context.Context, w *Worker) {
 	u, p := w.user(), w.env.Products.Pick(w.r)
 	text := w.content()
