@@ -153,15 +153,15 @@ func TestExactTakesWhatTheHarnessWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		var h CommentHead
-		var o, p, u []byte
-		if !headExact(b, &h, &o, &p, &u) {
+		var o, p, u, text []byte
+		if !headExact(b, &h, &o, &p, &u, &text) || string(text) != c.Content {
 			t.Fatalf("headExact declined %s", b)
 		}
 		h.OrderID, h.ProductID, h.UserID = string(o), string(p), string(u)
 		if h != c.Head() {
 			t.Fatalf("headExact(%s) = %+v, want %+v", b, h, c.Head())
 		}
-		if headExact(append(b, ' '), &h, &o, &p, &u) || headExact(b[:len(b)-1], &h, &o, &p, &u) {
+		if headExact(append(b, ' '), &h, &o, &p, &u, &text) || headExact(b[:len(b)-1], &h, &o, &p, &u, &text) {
 			t.Fatalf("headExact took %s with a byte more or less", b)
 		}
 	}
