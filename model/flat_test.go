@@ -54,6 +54,8 @@ func FuzzFlatAgreesWithJSON(f *testing.F) {
 		`{"id":"o1","userId":"u1","rowKey":"AAAA"}`, `{"id":"o1","userId":"u1","rowKey":"AAAA"}}`,
 		`{"id":"o1","userId":"u1","rowKey":"AAAA","userId":"u2"}`, `{"id":"o1","userId":"u\u0031","rowKey":"A"}`,
 		`{"id":1,"userId":"u1","rowKey":"AAAA"}`, `{"id":"o1","userId":"u1","rowKey":"AAAA"`,
+		// A key as expected but for its quotes.
+		`{Xid":"o1","userId":"u1","rowKey":"A"}`, `{"idX:"o1","userId":"u1","rowKey":"A"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -177,6 +179,15 @@ func TestExactTakesWhatTheHarnessWrites(t *testing.T) {
 	}
 	if u, ok := orderUserFast(append(b, ' ')); !ok || string(u) != "u000000003" {
 		t.Fatalf("orderUserFast(%s ) = %q, %v: decodeFlat reads what is not exact", b, u, ok)
+	}
+}
+
+// Keys in another order than the harness writes them are found by name:
+// the fast path takes them all the same.
+func TestFlatTakesKeysInAnyOrder(t *testing.T) {
+	var o Order
+	if !decodeFast([]byte(`{"userId":"u1","id":"o1"}`), &o) || o != (Order{ID: "o1", UserID: "u1"}) {
+		t.Fatalf("got %+v", o)
 	}
 }
 
