@@ -37,6 +37,11 @@ type Store interface {
 	Get(ctx context.Context, table string, row []byte) (Row, error)
 	// BatchGet returns one Row per requested key, in request order.
 	BatchGet(ctx context.Context, table string, rows [][]byte) ([]Row, error)
+	// Read returns, for each read, the cells it selects of its row, in
+	// request order (a row with none selected comes back with no cells).
+	// The reads are independent, as a batch of HBase Gets is. The metrics
+	// say what they cost: a row and its cells read per read.
+	Read(ctx context.Context, table string, reads []Read) ([]Row, ScanMetrics, error)
 	// Scan streams rows to each until each returns false, the scan's range
 	// or limit ends, or ctx is done. The metrics say what the scan cost the
 	// backend, which can be far more than what each was handed.
@@ -94,11 +99,17 @@ func (r Row) Value(q []byte) ([]byte, bool) {
 	return nil, false
 }
 
-// Mutation changes one row: either puts cells or deletes the whole row.
+// Mutation changes one row: either puts cells (and deletes columns) or
+// deletes the whole row. Everything it does to its row is one atomic
+// change, as HBase's RowMutations of a Put and a Delete is.
 type Mutation struct {
 	Row       []byte
 	Cells     []Cell
 	DeleteRow bool
+	// DeleteColumns removes every version of these qualifiers (HBase's
+	// Delete.addColumns), in the same atomic change as Cells. A qualifier
+	// may not be both put and deleted by one mutation.
+	DeleteColumns [][]byte
 }
 
 // Put is a mutation that writes cells.
@@ -118,13 +129,46 @@ type Scan struct {
 	// Filter runs where the data is, as an HBase filter runs in the region
 	// server: rows it drops still count as scanned.
 	Filter Filter
+	// Batch, if > 0, caps the cells handed over in one Row: a row with more
+	// comes as several Rows with the same Key, one after another, its cells
+	// in qualifier order (HBase's Scan.setBatch). Without it a row is handed
+	// over whole, and one bigger than the store's max row size fails the
+	// scan with ErrRowTooBig, as HBase's does.
+	Batch int
 }
 
-// ScanMetrics is what a scan cost, as HBase's scan metrics report it.
+// Read selects cells of one row: every column (a whole-row read, which
+// fails with ErrRowTooBig past the store's max row size, as HBase's
+// RowTooBigException), the columns named, or a slice of the row's
+// columns. At most one of Columns and Slice is set.
+type Read struct {
+	Row []byte
+	// Columns are the only qualifiers read (HBase's Get.addColumn).
+	Columns [][]byte
+	// Slice reads a range of the row's columns in qualifier order.
+	Slice *Slice
+}
+
+// Slice is a range of one row's columns in qualifier order: the columns in
+// [Start, Stop) (HBase's ColumnRangeFilter; nil Start is the row's first
+// column, nil Stop its last), past the first Offset of them, Limit at most
+// (HBase's ColumnPaginationFilter; 0 is no limit). HBase has no reverse
+// column order: a slice always reads ascending.
+type Slice struct {
+	Start, Stop   []byte
+	Offset, Limit int
+}
+
+// ScanMetrics is what a scan or read cost, as HBase's scan metrics report
+// it.
 type ScanMetrics struct {
 	RowsScanned  int64 // rows the backend read, filtered or not
 	RowsFiltered int64 // rows the filter dropped
 	Regions      int   // regions the scan visited
+	// CellsScanned are the cells of the rows the backend read: a wide row's
+	// cost, which rows alone do not show. A backend that cannot count what
+	// it read counts the cells it returned.
+	CellsScanned int64
 }
 
 // Add accumulates another scan's metrics.
@@ -132,6 +176,7 @@ func (m *ScanMetrics) Add(o ScanMetrics) {
 	m.RowsScanned += o.RowsScanned
 	m.RowsFiltered += o.RowsFiltered
 	m.Regions += o.Regions
+	m.CellsScanned += o.CellsScanned
 }
 
 // Filter decides per row key. The set is closed (the types below) so that
@@ -267,7 +312,24 @@ var (
 	// ErrStorage is a failure of the storage under the backend (a full
 	// disk, an I/O error): every later operation fails with it too.
 	ErrStorage = errors.New("storage failed")
+	// ErrRowTooBig is a read that would return more of one row than the
+	// store's max row size (HBase's hbase.table.max.rowsize, 1 GiB by
+	// default): a whole-row read of a wide row, failed as HBase's
+	// RowTooBigException fails it. A read of a slice of the row does not
+	// meet it.
+	ErrRowTooBig = errors.New("row too big")
 )
+
+// DefaultMaxRowSize is HBase's hbase.table.max.rowsize.
+const DefaultMaxRowSize = 1 << 30
+
+// CellSize is what one cell weighs against the max row size, as HBase's
+// StoreScanner counts it (the cell serialized as a KeyValue, with its
+// length): 4 key length + 4 value length + 2 row length + row + 1 family
+// length + family + qualifier + 8 timestamp + 1 type + value + 4.
+func CellSize(row, family, qualifier, value int) int64 {
+	return int64(24 + row + family + qualifier + value)
+}
 
 // PrefixEnd is the smallest key greater than every key that starts with
 // prefix: the stop row that bounds a prefix scan. It is nil (the table's
@@ -281,4 +343,39 @@ func PrefixEnd(prefix []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// Select keeps the cells of row, whole and in qualifier order, that rd
+// selects: a backend that reads rows whole answers a Read with it.
+func Select(row Row, rd Read) Row {
+	out := Row{Key: row.Key}
+	switch {
+	case rd.Columns != nil:
+		for _, c := range row.Cells {
+			for _, q := range rd.Columns {
+				if bytes.Equal(c.Qualifier, q) {
+					out.Cells = append(out.Cells, c)
+					break
+				}
+			}
+		}
+	case rd.Slice != nil:
+		sl, skipped := rd.Slice, 0
+		for _, c := range row.Cells {
+			if bytes.Compare(c.Qualifier, sl.Start) < 0 || (sl.Stop != nil && bytes.Compare(c.Qualifier, sl.Stop) >= 0) {
+				continue
+			}
+			if skipped < sl.Offset {
+				skipped++
+				continue
+			}
+			if sl.Limit > 0 && len(out.Cells) == sl.Limit {
+				break
+			}
+			out.Cells = append(out.Cells, c)
+		}
+	default:
+		out.Cells = row.Cells
+	}
+	return out
 }

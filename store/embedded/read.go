@@ -712,3 +712,8 @@ func (w *regionWalker) finish(stop []byte) {
 	}
 	w.flush()
 }
+
+// Read implements store.Store.
+func (e *Engine) Read(ctx context.Context, tableName string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
+	return nil, store.ScanMetrics{}, fmt.Errorf("embedded: read: %w", errors.ErrUnsupported)
+}

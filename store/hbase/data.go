@@ -3,6 +3,8 @@ package hbasestore
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 
 	"commentbench/hbase"
 	"commentbench/store"
@@ -204,4 +206,9 @@ func rowBytes(r store.Row) int {
 		n += len(r.Key) + len(c.Qualifier) + len(c.Value)
 	}
 	return n
+}
+
+// Read implements store.Store.
+func (s *Store) Read(ctx context.Context, table string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
+	return nil, store.ScanMetrics{}, fmt.Errorf("hbase: read: %w", errors.ErrUnsupported)
 }

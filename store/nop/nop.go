@@ -159,6 +159,20 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 	return out, nil
 }
 
+// Read implements store.Store over what each row's slot kept: its latest
+// put's cells, those the read selects.
+func (s *Store) Read(_ context.Context, table string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
+	s.calls.Add(1)
+	out := make([]store.Row, len(reads))
+	var m store.ScanMetrics
+	for i, rd := range reads {
+		out[i] = store.Select(s.get(table, rd.Row), rd)
+		m.RowsScanned++
+		m.CellsScanned += int64(len(out[i].Cells))
+	}
+	return out, m, nil
+}
+
 // Scan implements store.Store: it finds nothing.
 func (s *Store) Scan(context.Context, string, store.Scan, func(store.Row) bool) (store.ScanMetrics, error) {
 	s.calls.Add(1)
