@@ -301,6 +301,27 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 	if err != nil || s.off.Load() {
 		return out, err
 	}
+	return out, s.serveRows(ctx, table, rows, out)
+}
+
+// Read implements store.Store, charged as the BatchGet of its rows (a
+// batch of Gets, each with its columns): one request per server its rows
+// live on, each for its rows and the bytes they returned.
+func (s *Store) Read(ctx context.Context, table string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
+	out, m, err := s.Store.Read(ctx, table, reads)
+	if err != nil || s.off.Load() {
+		return out, m, err
+	}
+	rows := make([][]byte, len(reads))
+	for i, rd := range reads {
+		rows[i] = rd.Row
+	}
+	return out, m, s.serveRows(ctx, table, rows, out)
+}
+
+// serveRows books the requests of a multi-get that read rows into out:
+// one per server, concurrently, each charged for its rows and their bytes.
+func (s *Store) serveRows(ctx context.Context, table string, rows [][]byte, out []store.Row) error {
 	per := map[string][]int{}
 	for i, r := range rows {
 		sv := s.serverOf(ctx, table, r)
@@ -326,15 +347,16 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 	wg.Wait()
 	for _, e := range errs {
 		if e != nil {
-			return out, e
+			return e
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // Scan implements store.Store: charged to the server of its first row for
 // every row the backend read. A scan that crosses servers is priced on
-// one; the model errs toward the hot server.
+// one; the model errs toward the hot server. With Batch, a row handed over
+// in chunks is still one row, its key charged once a chunk.
 func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
 	var m store.ScanMetrics
 	var err error

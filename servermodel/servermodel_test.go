@@ -2,6 +2,7 @@ package servermodel
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -171,5 +172,73 @@ func TestAccountIsExact(t *testing.T) {
 	busy, waiting := sv.stat(now.Add(time.Second / 2))
 	if busy != 20*time.Millisecond+time.Second/2 || waiting != 1 {
 		t.Errorf("half a second in: busy %v, waiting %d; want 520ms and 1", busy, waiting)
+	}
+}
+
+// A Read is charged as the BatchGet of its rows: one request per server
+// its rows live on, each for its rows and the bytes they returned; a read
+// of fewer columns returns, and costs, less. A Scan with Batch hands the
+// chunks through.
+func TestReadChargedLikeBatchGet(t *testing.T) {
+	base := twoServers(t)
+	ctx := context.Background()
+	for _, row := range []string{"a1", "a2", "x1"} {
+		if err := base.Mutate(ctx, "t", store.Put([]byte(row), store.Cell{Qualifier: []byte("q"), Value: []byte("v")},
+			store.Cell{Qualifier: []byte("r"), Value: []byte("wide")})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cost := Cost{Base: 50 * time.Microsecond, PerRow: 7 * time.Microsecond, PerByte: time.Microsecond}
+	rows := [][]byte{[]byte("a1"), []byte("x1"), []byte("a2"), []byte("zz")}
+	reads := make([]store.Read, len(rows))
+	for i, r := range rows {
+		reads[i] = store.Read{Row: r}
+	}
+	byGet, byRead := Wrap(base, Options{Cost: cost}), Wrap(base, Options{Cost: cost})
+	if _, err := byGet.BatchGet(ctx, "t", rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := byRead.Read(ctx, "t", reads); err != nil {
+		t.Fatal(err)
+	}
+	// Rows a1, a2 on one server: 2 rows, 2 x (key 2 + q 1 + v 1 + r 1 +
+	// wide 4) bytes; x1 and the missing zz on the other: 2 rows, 9 + 2.
+	want := map[string]time.Duration{"": 50 + 2*7 + 18, "m": 50 + 2*7 + 11}
+	regions, err := base.Regions(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Store{byGet, byRead} {
+		busy := map[string]time.Duration{}
+		for _, st := range m.Stats() {
+			if st.Requests != 1 {
+				t.Fatalf("%s: %d requests, want one", st.Server, st.Requests)
+			}
+			busy[st.Server] = st.Busy
+		}
+		for _, r := range regions {
+			if got := busy[r.Server]; got != want[string(r.Start)]*time.Microsecond {
+				t.Fatalf("server of region %q: busy %v, want %v", r.Start, got, want[string(r.Start)]*time.Microsecond)
+			}
+		}
+	}
+
+	narrow := Wrap(base, Options{Cost: cost})
+	if _, _, err := narrow.Read(ctx, "t", []store.Read{{Row: []byte("a1"), Columns: [][]byte{[]byte("q")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := narrow.Stats(); len(st) != 1 || st[0].Busy != (50+7+4)*time.Microsecond {
+		t.Fatalf("a read of one column: %+v, want 61µs", st)
+	}
+
+	var chunks []string
+	if _, err := byRead.Scan(ctx, "t", store.Scan{Start: []byte("a1"), Stop: []byte("a2"), Batch: 1}, func(r store.Row) bool {
+		chunks = append(chunks, string(r.Key)+":"+string(r.Cells[0].Qualifier))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(chunks) != "[a1:q a1:r]" {
+		t.Fatalf("a scan in batches of one cell handed over %v", chunks)
 	}
 }

@@ -110,6 +110,17 @@ type Mutation struct {
 	// Delete.addColumns), in the same atomic change as Cells. A qualifier
 	// may not be both put and deleted by one mutation.
 	DeleteColumns [][]byte
+	// Increments add to counters of the row (HBase's Increment: an 8-byte
+	// big-endian long, absent counting 0), in the same atomic change as
+	// Cells and DeleteColumns, as HBase 2.4's RowMutations with an
+	// Increment is. A qualifier may not be both put and incremented.
+	Increments []Increment
+}
+
+// Increment adds Delta to the counter in column Qualifier.
+type Increment struct {
+	Qualifier []byte
+	Delta     int64
 }
 
 // Put is a mutation that writes cells.

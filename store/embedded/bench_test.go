@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
 	"strconv"
@@ -151,6 +152,38 @@ func BenchmarkEngineScan(b *testing.B) {
 		}
 	}
 	reportRows(b, total)
+}
+
+// BenchmarkReadSlice reads a 10-column page at a random column of a row
+// of 100,000: what a page costs must not grow with the row.
+func BenchmarkReadSlice(b *testing.B) {
+	e := openBenchEngine(b)
+	const cols, page = 100_000, 10
+	row := []byte("wide")
+	qualifier := func(i int) []byte { return []byte(fmt.Sprintf("c%06d", i)) }
+	for i := 0; i < cols; i += 1000 {
+		cells := make([]store.Cell, 1000)
+		for j := range cells {
+			cells[j] = store.Cell{Qualifier: qualifier(i + j), Value: benchValue[:20]}
+		}
+		if err := e.Mutate(ctx, "bench", store.Put(row, cells...)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	e.WaitIdle()
+	r := rand.New(rand.NewSource(1))
+	reads := []store.Read{{Row: row, Slice: &store.Slice{Limit: page}}}
+	var start []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		start = fmt.Appendf(start[:0], "c%06d", r.Intn(cols-page))
+		reads[0].Slice.Start = start
+		got, m, err := e.Read(ctx, "bench", reads)
+		if err != nil || len(got[0].Cells) != page || m.CellsScanned != page {
+			b.Fatalf("page: %d cells, %+v, %v", len(got[0].Cells), m, err)
+		}
+	}
+	reportRows(b, b.N)
 }
 
 // The comment-write benchmarks do what the seed's write path does for one

@@ -159,34 +159,34 @@ func TestScanChargesEachRegionItsRows(t *testing.T) {
 	}{
 		{"whole table", store.Scan{},
 			map[string]counts{"": {1, 2}, "b": {1, 0}, "c": {1, 1}, "d": {1, 3}},
-			store.ScanMetrics{RowsScanned: 6, Regions: 4}},
+			store.ScanMetrics{RowsScanned: 6, Regions: 4, CellsScanned: 6}},
 		{"reversed", store.Scan{Reversed: true},
 			map[string]counts{"": {1, 2}, "b": {1, 0}, "c": {1, 1}, "d": {1, 3}},
-			store.ScanMetrics{RowsScanned: 6, Regions: 4}},
+			store.ScanMetrics{RowsScanned: 6, Regions: 4, CellsScanned: 6}},
 		{"from b to d1", store.Scan{Start: []byte("b"), Stop: []byte("d1")},
 			map[string]counts{"b": {1, 0}, "c": {1, 1}, "d": {1, 0}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 3}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 3, CellsScanned: 1}},
 		{"from b to d", store.Scan{Start: []byte("b"), Stop: []byte("d")},
 			map[string]counts{"b": {1, 0}, "c": {1, 1}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 2}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 2, CellsScanned: 1}},
 		{"reversed from c1 to b", store.Scan{Start: []byte("c1"), Stop: []byte("b"), Reversed: true},
 			map[string]counts{"b": {1, 0}, "c": {1, 1}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 2}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 2, CellsScanned: 1}},
 		{"reversed from c1 to c", store.Scan{Start: []byte("c1"), Stop: []byte("c"), Reversed: true},
 			map[string]counts{"c": {1, 1}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 1}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 1, CellsScanned: 1}},
 		{"reversed from c1 to a9", store.Scan{Start: []byte("c1"), Stop: []byte("a9"), Reversed: true},
 			map[string]counts{"": {1, 0}, "b": {1, 0}, "c": {1, 1}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 3}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 3, CellsScanned: 1}},
 		{"reversed from d2 to a1", store.Scan{Start: []byte("d2"), Stop: []byte("a1"), Reversed: true},
 			map[string]counts{"": {1, 1}, "b": {1, 0}, "c": {1, 1}, "d": {1, 2}},
-			store.ScanMetrics{RowsScanned: 4, Regions: 4}},
+			store.ScanMetrics{RowsScanned: 4, Regions: 4, CellsScanned: 4}},
 		{"limit 3", store.Scan{Limit: 3},
 			map[string]counts{"": {1, 2}, "b": {1, 0}, "c": {1, 1}},
-			store.ScanMetrics{RowsScanned: 3, Regions: 3}},
+			store.ScanMetrics{RowsScanned: 3, Regions: 3, CellsScanned: 3}},
 		{"reversed limit 1", store.Scan{Reversed: true, Limit: 1},
 			map[string]counts{"d": {1, 1}},
-			store.ScanMetrics{RowsScanned: 1, Regions: 1}},
+			store.ScanMetrics{RowsScanned: 1, Regions: 1, CellsScanned: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := snap()
@@ -207,7 +207,7 @@ func TestScanChargesEachRegionItsRows(t *testing.T) {
 	t.Run("filtered rows are scanned, not sent", func(t *testing.T) {
 		before := snap()
 		_, m := scanKeys(t, e, "s", store.Scan{Filter: store.RowFilter{Op: store.Equal, Value: []byte("d2")}})
-		if m != (store.ScanMetrics{RowsScanned: 6, RowsFiltered: 5, Regions: 4}) {
+		if m != (store.ScanMetrics{RowsScanned: 6, RowsFiltered: 5, Regions: 4, CellsScanned: 6}) {
 			t.Fatalf("metrics %+v", m)
 		}
 		after := snap()

@@ -8,9 +8,11 @@
 // ranges with hbase:meta-like records (meta.go, regions.go), automatic
 // splits by HBase 2.x's SteppingSplitPolicy and a region-count balancer
 // over simulated region servers (split.go), per-region request counters,
-// the read and write paths (read.go, write.go), atomic row updates for
-// HBase's conditional and read-modify-write operations (rowops.go), and
-// table snapshots (snapshot.go).
+// the read and write paths (read.go; columns.go, which reads a row's
+// named columns or a slice of them, and a scan's rows in batches;
+// write.go), atomic row updates for HBase's conditional and
+// read-modify-write operations (rowops.go), and table snapshots
+// (snapshot.go).
 //
 // It must not know the comment schema: row keys, qualifiers and values are
 // opaque bytes here. Anything about what rows mean belongs to the packages

@@ -265,9 +265,10 @@ func (t *table) readOpts(rd Read, now int64) (readOpts, error) {
 }
 
 // latestOpts are the store.Store reads' options: the default family's
-// newest versions.
+// newest versions, no more of a row than the max row size.
 func (e *Engine) latestOpts(t *table) readOpts {
-	ro := readOpts{maxVersions: 1, maxTs: math.MaxInt64, fams: t.defOnly, ttl: t.cellTTL}
+	ro := readOpts{maxVersions: 1, maxTs: math.MaxInt64, fams: t.defOnly, ttl: t.cellTTL,
+		maxRowSize: e.opts.MaxRowSize, famLen: len(t.family)}
 	if ro.ttl {
 		ro.now = e.now()
 	}

@@ -27,7 +27,9 @@ import (
 // max_versions and time_range [minTs, maxTs) do, of the families in fams
 // (nil: all), each capped by caps (the families' VERSIONS; nil: none). On
 // a CellTTL table (ttl) values carry a header and cells expired at now are
-// not there.
+// not there. A read whose cells of one row weigh more than maxRowSize
+// (when > 0; store.CellSize each, famLen the length of their family's
+// name) fails with store.ErrRowTooBig as soon as they do.
 type readOpts struct {
 	maxVersions  int
 	minTs, maxTs int64
@@ -35,6 +37,8 @@ type readOpts struct {
 	caps         []int
 	ttl          bool
 	now          int64
+	maxRowSize   int64
+	famLen       int
 }
 
 // versionsOf is the versions per column a read keeps of family f.
@@ -139,6 +143,7 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 	k := it.Key()
 	pl, err := rowPrefixLen(k)
 	if err != nil {
+		rb.row = rb.row[:0] // the error is no other row's
 		return err
 	}
 	rb.prefix = append(rb.prefix[:0], k[:pl]...)
@@ -148,6 +153,7 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 
 	family, marker := -1, int64(-1)
 	havePrev, versions, keep := false, 0, 0
+	size := int64(0)
 	col, nextCol := -1, 0
 	valid := true
 	for ; valid; valid = it.Next() {
@@ -211,6 +217,11 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 		q1 := len(rb.arena)
 		rb.arena = append(rb.arena, v...)
 		rb.cells = append(rb.cells, cellRef{q0: q0, q1: q1, v1: len(rb.arena), ts: en.ts, fam: en.family})
+		if ro.maxRowSize > 0 {
+			if size += store.CellSize(len(rb.row), ro.famLen, q1-q0, len(v)); size > ro.maxRowSize {
+				return store.ErrRowTooBig
+			}
+		}
 	}
 	if valid { // on the next row's first key: an iterator that moved there has no error
 		return nil
@@ -472,7 +483,7 @@ func (e *Engine) batchGet(t *table, rows [][]byte, ro readOpts, plain []store.Ro
 		// A prefix seek: the row's bloom filters skip the files without it.
 		if it.SeekPrefixGE(seek) {
 			if err := rb.read(it, ro); err != nil {
-				return fmt.Errorf("embedded: get %q: %w", row, err)
+				return readErr("get", t, row, ro, err)
 			}
 		}
 		switch {
@@ -509,35 +520,19 @@ func (e *Engine) Scan(ctx context.Context, tableName string, sc store.Scan, each
 
 // scan streams rows from one Pebble iterator, so it sees one snapshot and
 // every row exactly once whatever splits happen meanwhile; a regionWalker
-// charges each row to the region holding it at the time.
+// charges each row to the region holding it at the time. With sc.Batch it
+// hands rows over in chunks (walkChunks), else whole (walkRows).
 func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts, each func(*rowBuf) bool) (m store.ScanMetrics, err error) {
-	start, stop, rev := sc.Start, sc.Stop, sc.Reversed
+	start, stop := sc.Start, sc.Stop
 	if len(start) == 0 {
 		start = nil
 	}
 	if len(stop) == 0 {
 		stop = nil
 	}
-	var lower, upper []byte
-	if !rev {
-		if start != nil && stop != nil && bytes.Compare(start, stop) >= 0 {
-			return m, nil
-		}
-		lower, upper = rowBound(t.id, start), tableEnd(t.id)
-		if stop != nil {
-			upper = rowBound(t.id, stop)
-		}
-	} else {
-		if start != nil && stop != nil && bytes.Compare(start, stop) <= 0 {
-			return m, nil
-		}
-		lower, upper = tableStart(t.id), tableEnd(t.id)
-		if stop != nil {
-			lower = rowPrefixEnd(t.id, stop)
-		}
-		if start != nil {
-			upper = rowPrefixEnd(t.id, start)
-		}
+	lower, upper, ok := scanBounds(t.id, start, stop, sc.Reversed)
+	if !ok {
+		return m, nil
 	}
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
@@ -545,8 +540,8 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 	}
 	defer it.Close()
 
-	w := regionWalker{t: t, rev: rev, m: &m}
-	if !rev && start == nil {
+	w := regionWalker{t: t, rev: sc.Reversed, m: &m}
+	if !sc.Reversed && start == nil {
 		w.pos = []byte{}
 	} else {
 		w.pos = bytes.Clone(start)
@@ -554,19 +549,64 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 	w.enter(w.locate())
 	defer w.flush()
 
+	var ended bool
+	if sc.Batch > 0 {
+		ended, err = walkChunks(ctx, t, it, &w, sc, ro, each)
+	} else {
+		ended, err = walkRows(ctx, t, it, &w, sc, ro, each)
+	}
+	if ended {
+		w.finish(stop)
+	}
+	return m, err
+}
+
+// scanBounds are the data bounds of a scan from start to stop (nil: the
+// table's edge); ok is false when the range holds no row.
+func scanBounds(id uint64, start, stop []byte, rev bool) (lower, upper []byte, ok bool) {
+	if !rev {
+		if start != nil && stop != nil && bytes.Compare(start, stop) >= 0 {
+			return nil, nil, false
+		}
+		lower, upper = rowBound(id, start), tableEnd(id)
+		if stop != nil {
+			upper = rowBound(id, stop)
+		}
+		return lower, upper, true
+	}
+	if start != nil && stop != nil && bytes.Compare(start, stop) <= 0 {
+		return nil, nil, false
+	}
+	lower, upper = tableStart(id), tableEnd(id)
+	if stop != nil {
+		lower = rowPrefixEnd(id, stop)
+	}
+	if start != nil {
+		upper = rowPrefixEnd(id, start)
+	}
+	return lower, upper, true
+}
+
+// firstKey puts a scan's iterator on its first key in the scan's
+// direction.
+func firstKey(it *pebble.Iterator, rev bool) bool {
+	if rev {
+		return it.Last()
+	}
+	return it.First()
+}
+
+// walkRows hands each row over whole. It reports whether the rows ran
+// out, rather than each, the filter or the limit ending the scan.
+func walkRows(ctx context.Context, t *table, it *pebble.Iterator, w *regionWalker, sc store.Scan, ro readOpts, each func(*rowBuf) bool) (bool, error) {
+	m, rev := w.m, sc.Reversed
 	var rb rowBuf
 	var seek []byte
 	returned := 0
-	valid := false
-	if rev {
-		valid = it.Last()
-	} else {
-		valid = it.First()
-	}
-	for n := 0; valid; n++ {
+	for n, valid := 0, firstKey(it, rev); valid; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return m, err
+				return false, err
 			}
 		}
 		if rev {
@@ -574,7 +614,7 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 			// forward, then step before it.
 			pl, err := rowPrefixLen(it.Key())
 			if err != nil {
-				return m, err
+				return false, err
 			}
 			seek = append(seek[:0], it.Key()[:pl]...)
 			if !it.SeekGE(seek) {
@@ -582,7 +622,7 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 			}
 		}
 		if err := rb.read(it, ro); err != nil {
-			return m, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+			return false, readErr("scan", t, rb.row, ro, err)
 		}
 		if rev {
 			valid = it.SeekLT(rb.prefix)
@@ -594,6 +634,7 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 		}
 		w.moveTo(rb.row)
 		m.RowsScanned++
+		m.CellsScanned += int64(len(rb.cells))
 		w.rows++
 		keep, done := true, false
 		if sc.Filter != nil {
@@ -602,21 +643,103 @@ func (e *Engine) scan(ctx context.Context, t *table, sc store.Scan, ro readOpts,
 		if !keep {
 			m.RowsFiltered++
 			if done {
-				return m, nil
+				return false, nil
 			}
 			continue
 		}
 		w.out += rb.bytesOut()
 		returned++
 		if !each(&rb) || done || (sc.Limit > 0 && returned >= sc.Limit) {
-			return m, nil
+			return false, nil
 		}
 	}
 	if err := it.Error(); err != nil {
-		return m, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+		return false, fmt.Errorf("embedded: scan %q: %w", t.name, err)
 	}
-	w.finish(stop)
-	return m, nil
+	return true, nil
+}
+
+// walkChunks hands each row over in chunks of at most sc.Batch cells, one
+// after another (HBase's Scan.setBatch), read by a colCursor: a row of any
+// width is in memory a chunk at a time, and the max row size applies to a
+// chunk. The filter decides once the first chunk shows the row exists
+// (a filtered row's cost is that chunk's cells), and Limit counts rows,
+// not chunks, as HBase's scan limit counts complete rows.
+func walkChunks(ctx context.Context, t *table, it *pebble.Iterator, w *regionWalker, sc store.Scan, ro readOpts, each func(*rowBuf) bool) (bool, error) {
+	m, rev := w.m, sc.Reversed
+	c := colCursor{it: it, ro: ro}
+	var rb rowBuf
+	var fam []byte
+	returned := 0
+	for n, valid := 0, firstKey(it, rev); valid; n++ {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		pl, err := rowPrefixLen(it.Key())
+		if err != nil {
+			return false, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+		}
+		fam = append(append(fam[:0], it.Key()[:pl]...), t.def)
+		rb.row = unescape(rb.row[:0], fam[tablePrefixLen:pl])
+		passed, more, err := c.firstChunk(&rb, fam, !rev, sc.Batch)
+		if err != nil {
+			return false, readErr("scan", t, rb.row, ro, err)
+		}
+		if passed == 0 {
+			valid = c.nextRow(fam[:pl], rev)
+			continue // no visible cell: no row
+		}
+		w.moveTo(rb.row)
+		m.RowsScanned++
+		w.rows++
+		m.CellsScanned += int64(passed)
+		keep, done := true, false
+		if sc.Filter != nil {
+			keep, done = sc.Filter.Decide(rb.row, rev)
+		}
+		if !keep {
+			m.RowsFiltered++
+			if done {
+				return false, nil
+			}
+			valid = c.nextRow(fam[:pl], rev)
+			continue
+		}
+		returned++
+		for passed > 0 {
+			w.out += rb.bytesOut()
+			if !each(&rb) {
+				return false, nil
+			}
+			if !more {
+				break
+			}
+			if passed, more, err = c.chunk(&rb, sc.Batch); err != nil {
+				return false, readErr("scan", t, rb.row, ro, err)
+			}
+			m.CellsScanned += int64(passed)
+		}
+		if done || (sc.Limit > 0 && returned >= sc.Limit) {
+			return false, nil
+		}
+		valid = c.nextRow(fam[:pl], rev)
+	}
+	if err := it.Error(); err != nil {
+		return false, fmt.Errorf("embedded: scan %q: %w", t.name, err)
+	}
+	return true, nil
+}
+
+// readErr wraps the failure of op on row of t. A row past the max row
+// size names the table, the row and the limit, as HBase's
+// RowTooBigException does.
+func readErr(op string, t *table, row []byte, ro readOpts, err error) error {
+	if errors.Is(err, store.ErrRowTooBig) {
+		return fmt.Errorf("embedded: %s %q: row %q: %w: its cells pass %d bytes, the max row size", op, t.name, row, err, ro.maxRowSize)
+	}
+	return fmt.Errorf("embedded: %s %q: row %q: %w", op, t.name, row, err)
 }
 
 // regionWalker follows a scan across regions the way an HBase client does:
@@ -711,9 +834,4 @@ func (w *regionWalker) finish(stop []byte) {
 		w.enter(w.next())
 	}
 	w.flush()
-}
-
-// Read implements store.Store.
-func (e *Engine) Read(ctx context.Context, tableName string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
-	return nil, store.ScanMetrics{}, fmt.Errorf("embedded: read: %w", errors.ErrUnsupported)
 }

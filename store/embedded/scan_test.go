@@ -55,35 +55,35 @@ func TestScanSemantics(t *testing.T) {
 		want    []string
 		metrics store.ScanMetrics
 	}{
-		{"whole table", store.Scan{}, rowNames(0, 29, 1), store.ScanMetrics{RowsScanned: 30, Regions: 3}},
+		{"whole table", store.Scan{}, rowNames(0, 29, 1), store.ScanMetrics{RowsScanned: 30, Regions: 3, CellsScanned: 30}},
 		{"start inclusive stop exclusive", store.Scan{Start: []byte("r05"), Stop: []byte("r15")},
-			rowNames(5, 14, 1), store.ScanMetrics{RowsScanned: 10, Regions: 2}},
+			rowNames(5, 14, 1), store.ScanMetrics{RowsScanned: 10, Regions: 2, CellsScanned: 10}},
 		{"stop at region start", store.Scan{Start: []byte("r05"), Stop: []byte("r10")},
-			rowNames(5, 9, 1), store.ScanMetrics{RowsScanned: 5, Regions: 1}},
-		{"start between rows", store.Scan{Start: []byte("r05x")}, rowNames(6, 29, 1), store.ScanMetrics{RowsScanned: 24, Regions: 3}},
+			rowNames(5, 9, 1), store.ScanMetrics{RowsScanned: 5, Regions: 1, CellsScanned: 5}},
+		{"start between rows", store.Scan{Start: []byte("r05x")}, rowNames(6, 29, 1), store.ScanMetrics{RowsScanned: 24, Regions: 3, CellsScanned: 24}},
 		{"reversed start highest inclusive, stop exclusive", store.Scan{Start: []byte("r15"), Stop: []byte("r05"), Reversed: true},
-			rowNames(15, 6, -1), store.ScanMetrics{RowsScanned: 10, Regions: 2}},
-		{"reversed whole table", store.Scan{Reversed: true}, rowNames(29, 0, -1), store.ScanMetrics{RowsScanned: 30, Regions: 3}},
+			rowNames(15, 6, -1), store.ScanMetrics{RowsScanned: 10, Regions: 2, CellsScanned: 10}},
+		{"reversed whole table", store.Scan{Reversed: true}, rowNames(29, 0, -1), store.ScanMetrics{RowsScanned: 30, Regions: 3, CellsScanned: 30}},
 		{"reversed start past rows", store.Scan{Start: []byte("zz"), Stop: []byte("r27"), Reversed: true},
-			rowNames(29, 28, -1), store.ScanMetrics{RowsScanned: 2, Regions: 1}},
+			rowNames(29, 28, -1), store.ScanMetrics{RowsScanned: 2, Regions: 1, CellsScanned: 2}},
 		{"limit across a region", store.Scan{Start: []byte("r08"), Limit: 5},
-			rowNames(8, 12, 1), store.ScanMetrics{RowsScanned: 5, Regions: 2}},
-		{"reversed limit", store.Scan{Reversed: true, Limit: 3}, rowNames(29, 27, -1), store.ScanMetrics{RowsScanned: 3, Regions: 1}},
+			rowNames(8, 12, 1), store.ScanMetrics{RowsScanned: 5, Regions: 2, CellsScanned: 5}},
+		{"reversed limit", store.Scan{Reversed: true, Limit: 3}, rowNames(29, 27, -1), store.ScanMetrics{RowsScanned: 3, Regions: 1, CellsScanned: 3}},
 		{"empty range", store.Scan{Start: []byte("r15"), Stop: []byte("r15")}, nil, store.ScanMetrics{}},
 		// RowFilter never ends a scan: ">= r25" without a start row reads
 		// the table from its start.
 		{"row filter >=", store.Scan{Filter: store.RowFilter{Op: store.GreaterOrEqual, Value: []byte("r25")}},
-			rowNames(25, 29, 1), store.ScanMetrics{RowsScanned: 30, RowsFiltered: 25, Regions: 3}},
+			rowNames(25, 29, 1), store.ScanMetrics{RowsScanned: 30, RowsFiltered: 25, Regions: 3, CellsScanned: 30}},
 		{"row filter with limit", store.Scan{Filter: store.RowFilter{Op: store.GreaterOrEqual, Value: []byte("r15")}, Limit: 2},
-			rowNames(15, 16, 1), store.ScanMetrics{RowsScanned: 17, RowsFiltered: 15, Regions: 2}},
+			rowNames(15, 16, 1), store.ScanMetrics{RowsScanned: 17, RowsFiltered: 15, Regions: 2, CellsScanned: 17}},
 		// PrefixFilter reads up to the prefix, then stops at the first row
 		// past it (r20, or r09 reversed), which is in the next region.
 		{"prefix filter", store.Scan{Filter: store.PrefixFilter{Prefix: []byte("r1")}},
-			rowNames(10, 19, 1), store.ScanMetrics{RowsScanned: 21, RowsFiltered: 11, Regions: 3}},
+			rowNames(10, 19, 1), store.ScanMetrics{RowsScanned: 21, RowsFiltered: 11, Regions: 3, CellsScanned: 21}},
 		{"prefix filter with start", store.Scan{Start: []byte("r1"), Filter: store.PrefixFilter{Prefix: []byte("r1")}},
-			rowNames(10, 19, 1), store.ScanMetrics{RowsScanned: 11, RowsFiltered: 1, Regions: 3}},
+			rowNames(10, 19, 1), store.ScanMetrics{RowsScanned: 11, RowsFiltered: 1, Regions: 3, CellsScanned: 11}},
 		{"reversed prefix filter", store.Scan{Reversed: true, Filter: store.PrefixFilter{Prefix: []byte("r1")}},
-			rowNames(19, 10, -1), store.ScanMetrics{RowsScanned: 21, RowsFiltered: 11, Regions: 3}},
+			rowNames(19, 10, -1), store.ScanMetrics{RowsScanned: 21, RowsFiltered: 11, Regions: 3, CellsScanned: 21}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

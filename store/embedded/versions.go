@@ -53,8 +53,13 @@ func (e *Engine) GetRow(ctx context.Context, tableName string, row []byte, rd Re
 }
 
 // ScanRows is Scan reading what rd selects of each row. A row with no such
-// cells is not there: it is neither scanned nor handed to each.
+// cells is not there: it is neither scanned nor handed to each. It hands
+// rows over whole (sc.Batch is refused): the test server cuts them up as
+// HBase's scan settings say.
 func (e *Engine) ScanRows(ctx context.Context, tableName string, sc store.Scan, rd Read, each func(Row) bool) (store.ScanMetrics, error) {
+	if sc.Batch > 0 {
+		return store.ScanMetrics{}, fmt.Errorf("embedded: scan %q: %w: batch %d (ScanRows hands rows over whole)", tableName, store.ErrInvalid, sc.Batch)
+	}
 	t, err := e.enter(tableName)
 	if err != nil {
 		return store.ScanMetrics{}, err

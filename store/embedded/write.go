@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -31,12 +32,54 @@ func checkMutation(m store.Mutation) error {
 	if len(m.Row) == 0 {
 		return fmt.Errorf("embedded: %w: empty row key", store.ErrInvalid)
 	}
-	if !m.DeleteRow && len(m.Cells) == 0 {
+	if !m.DeleteRow && len(m.Cells) == 0 && len(m.DeleteColumns) == 0 && len(m.Increments) == 0 {
 		return fmt.Errorf("embedded: %w: put of row %q has no cells", store.ErrInvalid, m.Row)
 	}
 	for _, c := range m.Cells {
 		if c.Timestamp < 0 {
 			return fmt.Errorf("embedded: %w: row %q: negative timestamp %d", store.ErrInvalid, m.Row, c.Timestamp)
+		}
+	}
+	if len(m.Increments) > 0 {
+		if err := checkIncrements(m); err != nil {
+			return err
+		}
+	}
+	if len(m.DeleteColumns) > 0 {
+		return checkDeletes(m)
+	}
+	return nil
+}
+
+// checkIncrements refuses a mutation that puts or deletes a counter it
+// increments: which of them is to win, it does not say.
+func checkIncrements(m store.Mutation) error {
+	for _, inc := range m.Increments {
+		if len(inc.Qualifier) == 0 {
+			return fmt.Errorf("embedded: %w: row %q: an increment with no qualifier", store.ErrInvalid, m.Row)
+		}
+		for _, c := range m.Cells {
+			if bytes.Equal(c.Qualifier, inc.Qualifier) {
+				return fmt.Errorf("embedded: %w: row %q: qualifier %q both put and incremented", store.ErrInvalid, m.Row, c.Qualifier)
+			}
+		}
+		for _, q := range m.DeleteColumns {
+			if bytes.Equal(q, inc.Qualifier) {
+				return fmt.Errorf("embedded: %w: row %q: qualifier %q both deleted and incremented", store.ErrInvalid, m.Row, q)
+			}
+		}
+	}
+	return nil
+}
+
+// checkDeletes refuses a mutation that puts a qualifier it deletes: it
+// has no order between its puts and deletes to say which wins.
+func checkDeletes(m store.Mutation) error {
+	del := slices.Clone(m.DeleteColumns)
+	slices.SortFunc(del, bytes.Compare)
+	for _, c := range m.Cells {
+		if _, ok := slices.BinarySearchFunc(del, c.Qualifier, bytes.Compare); ok {
+			return fmt.Errorf("embedded: %w: row %q: qualifier %q both put and deleted", store.ErrInvalid, m.Row, c.Qualifier)
 		}
 	}
 	return nil
@@ -126,6 +169,7 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 	defer b.Close()
 	rt := t.routing.Load()
 	ws.acct = ws.acct[:0]
+	var counted map[string]int64 // counters this call incremented already: the batch is not read back
 	for _, m := range muts {
 		w := rowWrite{r: rt.find(m.Row)}
 		if m.DeleteRow {
@@ -135,6 +179,16 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 			}
 		} else {
 			w = e.putCells(b, t, m.Row, m.Cells, now, ws, w)
+			if len(m.Increments) > 0 {
+				if w, err = e.increment(b, t, m, now, &counted, ws, w); err != nil {
+					return err
+				}
+			}
+			if len(m.DeleteColumns) > 0 {
+				if w, err = e.deleteColumns(b, t, m.Row, m.DeleteColumns, now, ws, w); err != nil {
+					return err
+				}
+			}
 		}
 		ws.acct = append(ws.acct, w)
 	}
@@ -179,6 +233,84 @@ func (e *Engine) putCells(b *pebble.Batch, t *table, row []byte, cells []store.C
 		w.bytesIn += uint64(len(row) + len(c.Qualifier) + len(c.Value))
 	}
 	return w
+}
+
+// increment adds to b the new values of m's counters: HBase's Increment,
+// an 8-byte big-endian long each, absent counting 0, written at now as
+// the mutation's puts are. The caller holds the row's lock, so no other
+// writer moves a counter between its read and its write.
+func (e *Engine) increment(b *pebble.Batch, t *table, m store.Mutation, now int64, counted *map[string]int64, ws *writeScratch, w rowWrite) (rowWrite, error) {
+	qs := make([][]byte, len(m.Increments))
+	for i, inc := range m.Increments {
+		qs[i] = inc.Qualifier
+	}
+	cur, err := e.counters(t, m.Row, qs)
+	if err != nil {
+		return w, fmt.Errorf("embedded: increment row %q of %q: %w", m.Row, t.name, err)
+	}
+	cells := make([]store.Cell, len(m.Increments))
+	for i, inc := range m.Increments {
+		key := string(m.Row) + "\x00" + string(inc.Qualifier)
+		v, again := (*counted)[key]
+		if !again {
+			v = cur[i]
+		}
+		v += inc.Delta
+		if *counted == nil {
+			*counted = map[string]int64{}
+		}
+		(*counted)[key] = v
+		cells[i] = store.Cell{Qualifier: inc.Qualifier, Value: binary.BigEndian.AppendUint64(nil, uint64(v))}
+	}
+	return e.putCells(b, t, m.Row, cells, now, ws, w), nil
+}
+
+// counters reads the newest values of counters qs of row, 0 for one that
+// is not there. It is the write's own read, charged to no region's reads.
+func (e *Engine) counters(t *table, row []byte, qs [][]byte) ([]int64, error) {
+	cs := colScratchPool.Get().(*colScratch)
+	defer colScratchPool.Put(cs)
+	cs.lower = appendRowPrefix(cs.lower[:0], t.id, row)
+	cs.upper = appendRowPrefixEnd(cs.upper[:0], t.id, row)
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: cs.lower, UpperBound: cs.upper})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	cs.c.it, cs.c.point, cs.c.ro = it, true, e.latestOpts(t)
+	defer func() { cs.c.it = nil }()
+	if _, err := cs.readRow(t, store.Read{Row: row, Columns: qs}); err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(qs))
+	for i, q := range qs {
+		v, ok := cs.rb.value(q)
+		switch {
+		case !ok:
+		case len(v) != 8:
+			return nil, fmt.Errorf("column %q holds %d bytes, not a counter's 8", q, len(v))
+		default:
+			out[i] = int64(binary.BigEndian.Uint64(v))
+		}
+	}
+	return out, nil
+}
+
+// deleteColumns adds to b a DeleteColumn marker at now on each of a row's
+// qualifiers in the default family (HBase's Delete.addColumns at the
+// mutation's timestamp), beside the row's puts, so that both land in one
+// commit. As every delete, it also removes what it hides.
+func (e *Engine) deleteColumns(b *pebble.Batch, t *table, row []byte, qs [][]byte, now int64, ws *writeScratch, w rowWrite) (rowWrite, error) {
+	var err error
+	for _, q := range qs {
+		m := DeleteMarker{Kind: DeleteColumn, Qualifier: q, Timestamp: now}
+		if ws.key, err = e.applyDelete(b, t, row, m, now, nil, ws.key); err != nil {
+			return w, fmt.Errorf("embedded: delete column %q of row %q: %w", q, row, err)
+		}
+		w.size += int64(len(ws.key))
+		w.bytesIn += uint64(len(row) + len(q))
+	}
+	return w, nil
 }
 
 // deleteRow adds to b HBase's whole-row delete at ts: a DeleteFamily marker

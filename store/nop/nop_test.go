@@ -88,3 +88,27 @@ func TestCheckAndPut(t *testing.T) {
 		t.Fatalf("after the puts: %+v, want b", r)
 	}
 }
+
+// A Read selects from what the slot kept, and counts, as the other
+// backends do, a row only when the read selected cells of it.
+func TestRead(t *testing.T) {
+	s, ctx := New(), context.Background()
+	put := store.Put([]byte("r"), store.Cell{Qualifier: []byte("a"), Value: []byte("1")}, store.Cell{Qualifier: []byte("b"), Value: []byte("2")})
+	if err := s.Mutate(ctx, "t", put); err != nil {
+		t.Fatal(err)
+	}
+	rows, m, err := s.Read(ctx, "t", []store.Read{
+		{Row: []byte("r"), Slice: &store.Slice{Start: []byte("b")}},
+		{Row: []byte("r"), Columns: [][]byte{[]byte("c")}},
+		{Row: []byte("missing")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || len(rows[0].Cells) != 1 || string(rows[0].Cells[0].Value) != "2" || rows[1].Found() || rows[2].Found() {
+		t.Fatalf("rows %+v", rows)
+	}
+	if m != (store.ScanMetrics{RowsScanned: 1, CellsScanned: 1}) {
+		t.Fatalf("metrics %+v, want one row and one cell", m)
+	}
+}
