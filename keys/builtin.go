@@ -13,7 +13,7 @@ import (
 var builtinFS embed.FS
 
 // builtinNames is the order the built-ins are listed in.
-var builtinNames = []string{"seed", "unique", "salted", "hashed", "time-led"}
+var builtinNames = []string{"seed", "unique", "salted", "hashed", "time-led", "between", "feed"}
 
 // Built-in designs, parsed once; a built-in that does not parse is a
 // programming error that every test catches.

@@ -22,17 +22,87 @@ type Design struct {
 	tables      [numTables]*TableKey
 }
 
-// TableKey is one table's row key.
+// TableKey is one table's key: the row key of each of its entries and,
+// when the design gives the table columns, the column qualifier too.
+//
+// An entry is what the comment system reads and writes as one thing: a
+// comment, an index entry, a product. In the seed's design every entry is
+// a row of its own table, in the one column q. A design may instead keep a
+// table's entries as columns of a row (a wide row: seed 002's tree of
+// qualifiers, seed 003's time-ordered columns), and in another table's
+// rows. Either way an entry's key is its row key followed by its column
+// qualifier (none for the seed's one column), both fixed-width: every
+// listing, decoder and checker works on entry keys, and Row and Column
+// say where the store keeps one.
 type TableKey struct {
-	Table  string
-	Parts  []Part
-	Len    int // bytes: every part is fixed-width
+	Table string
+	// Store is the store's table whose rows hold the entries: Table itself,
+	// or the table the design keeps them in (its in:).
+	Store string
+	// Parts are the row key's parts, then the column's.
+	Parts []Part
+	// RowParts are how many of Parts make the row key; the rest make the
+	// column qualifier.
+	RowParts int
+	Len      int // an entry key's bytes: every part is fixed-width
+	RowLen   int // the row key's bytes
+	// Meta is the collection's metadata column in its owner's row (the
+	// count of its entries), sorted before the entries; nil for none.
+	Meta []byte
+	// Copy: an entry holds a copy of the comment (a clustered index), not
+	// the comment's key.
+	Copy   bool
 	Splits SplitSpec
 	line   int
-	// lists are the plans of a listing by user and by product, made once:
-	// a listing is built for every page read.
-	lists [2]listPlan
+	// rowKey is the row parts alone, as a key of their own: split points
+	// and region bounds are row keys.
+	rowKey *TableKey
+	// lists are the plans of a listing by user, by product and by no
+	// owner, made once: a listing is built for every page read.
+	lists [3]listPlan
 }
+
+// Wide reports whether the table's entries are columns the design names,
+// rather than rows of the seed's one column.
+func (t *TableKey) Wide() bool { return t.RowParts < len(t.Parts) }
+
+// Row is the row key of an entry key.
+func (t *TableKey) Row(key []byte) []byte { return key[:t.RowLen:t.RowLen] }
+
+// Column is the column qualifier of an entry key: what follows its row
+// key, or the seed's one column.
+func (t *TableKey) Column(key []byte) []byte {
+	if !t.Wide() {
+		return Qualifier
+	}
+	return key[t.RowLen:len(key):len(key)]
+}
+
+// ColumnLen is the width of an entry's column qualifier.
+func (t *TableKey) ColumnLen() int {
+	if !t.Wide() {
+		return len(Qualifier)
+	}
+	return t.Len - t.RowLen
+}
+
+// ColumnPrefix is the literal bytes the table's columns begin with (the
+// type, in seed 002's words), empty when a column begins otherwise and
+// for a table of the seed's one column.
+func (t *TableKey) ColumnPrefix() []byte {
+	var out []byte
+	for _, p := range t.Parts[t.RowParts:] {
+		if p.Kind != PartLiteral {
+			break
+		}
+		out = append(out, p.Literal...)
+	}
+	return out
+}
+
+// RowKey is the table's row key alone: the row parts, as a key of their
+// own.
+func (t *TableKey) RowKey() *TableKey { return t.rowKey }
 
 // PartKind is what a part of a key is made from.
 type PartKind int
@@ -109,7 +179,55 @@ func (d *Design) Source() []byte { return d.source }
 // File is where the design was read from: a path, or builtin:NAME.
 func (d *Design) File() string { return d.file }
 
-// Table is one table's key, or nil for a name that is not a table.
+// Tables are the design's tables, in AllTables order: Tables, and those
+// of the tables a design may leave out that it gives.
+func (d *Design) Tables() []string {
+	var out []string
+	for i, t := range d.tables {
+		if t != nil {
+			out = append(out, AllTables[i])
+		}
+	}
+	return out
+}
+
+// StoreTables are the store's tables the design's entries live in, in
+// Tables order: each table kept in no other's rows.
+func (d *Design) StoreTables() []string {
+	var out []string
+	for _, t := range d.tables {
+		if t != nil && t.Store == t.Table {
+			out = append(out, t.Table)
+		}
+	}
+	return out
+}
+
+// InStore are the design's tables whose entries live in store's rows, the
+// store table's own first.
+func (d *Design) InStore(store string) []*TableKey {
+	var out []*TableKey
+	for _, t := range d.tables {
+		if t != nil && t.Store == store {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Wide reports whether any of the design's tables keeps its entries in
+// columns.
+func (d *Design) Wide() bool {
+	for _, t := range d.tables {
+		if t != nil && t.Wide() {
+			return true
+		}
+	}
+	return false
+}
+
+// Table is one table's key, or nil for a name that is not a table of the
+// design.
 func (d *Design) Table(name string) *TableKey {
 	if i := tableIndex(name); i >= 0 {
 		return d.tables[i]
@@ -137,12 +255,14 @@ func tableIndex(name string) int {
 		return 6
 	case ProductRank:
 		return 7
+	case LatestComment:
+		return 8
 	}
 	return -1
 }
 
 func (d *Design) table(name string) (*TableKey, error) {
-	if i := tableIndex(name); i >= 0 {
+	if i := tableIndex(name); i >= 0 && d.tables[i] != nil {
 		return d.tables[i], nil
 	}
 	return nil, unknownTable(name)
@@ -151,7 +271,7 @@ func (d *Design) table(name string) (*TableKey, error) {
 // unknownTable is apart from table so that looking up a good name does not
 // carry the message's formatting.
 func unknownTable(name string) error {
-	return errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(Tables, ", "))
+	return errorf(ErrBadKey, "unknown table %s (want one of %s)", quoted(name), strings.Join(AllTables, ", "))
 }
 
 // Encode builds the row key of k.Table from k's fields.
@@ -413,11 +533,16 @@ func (d *Design) Decode(table string, key []byte) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
+	return t.decode(key, d.name)
+}
+
+// decode is Decode of one table's keys; design names the design in errors.
+func (t *TableKey) decode(key []byte, design string) (Key, error) {
 	if len(key) != t.Len {
 		return Key{}, errorf(ErrBadKey, "%s key %s is %d bytes, want %d in design %s",
-			table, quotedKey(key), len(key), t.Len, d.name)
+			t.Table, quotedKey(key), len(key), t.Len, design)
 	}
-	k := Key{Table: table}
+	k := Key{Table: t.Table}
 	off := 0
 	for i := range t.Parts {
 		p := &t.Parts[i]

@@ -32,7 +32,7 @@ func (k Key) formatFields(b *strings.Builder) {
 			field(b, f[0], f[1])
 		}
 	}
-	if k.Table == UserComment || k.Table == ProductComment || k.Timestamp != 0 {
+	if k.Table == UserComment || k.Table == ProductComment || k.Table == LatestComment || k.Timestamp != 0 {
 		field(b, "ts", formatTs(k.Timestamp))
 	}
 	if k.Table == ProductComment || k.ContentLen != 0 {
@@ -91,10 +91,28 @@ func formatTs(ms int64) string {
 
 // Describe decodes key for a message or a sample: its parts in key order,
 // or, for bytes the design cannot decode, the table and the bytes quoted.
+// table may also be a store table and key one of its row keys (a region's
+// bounds, a wide row): it is then decoded as the row key of a table kept
+// there.
 func (d *Design) Describe(table string, key []byte) string {
-	k, err := d.Decode(table, key)
-	if err != nil {
-		return fmt.Sprintf("%s[%s]", table, quotedKey(key))
+	if s, ok := d.Decoded(table, key); ok {
+		return s
 	}
-	return k.format(d.Table(table))
+	return fmt.Sprintf("%s[%s]", table, quotedKey(key))
+}
+
+// Decoded is Describe of a key the design decodes, and whether it does.
+func (d *Design) Decoded(table string, key []byte) (string, bool) {
+	if k, err := d.Decode(table, key); err == nil {
+		return k.format(d.Table(table)), true
+	}
+	for _, t := range d.InStore(table) {
+		if t.Wide() && len(key) == t.RowLen {
+			if k, err := t.rowKey.decode(key, d.name); err == nil {
+				k.Table = table
+				return k.format(t.rowKey), true
+			}
+		}
+	}
+	return "", false
 }

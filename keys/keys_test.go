@@ -251,7 +251,7 @@ func TestCommentKeySplit(t *testing.T) {
 }
 
 func TestBuiltin(t *testing.T) {
-	if got := strings.Join(BuiltinNames(), ","); got != "seed,unique,salted,hashed,time-led" {
+	if got := strings.Join(BuiltinNames(), ","); got != "seed,unique,salted,hashed,time-led,between,feed" {
 		t.Errorf("BuiltinNames() = %s", got)
 	}
 	names := BuiltinNames()

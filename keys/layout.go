@@ -9,7 +9,9 @@
 package keys
 
 // Table names, as the seed creates them. Each has one family, Family, and
-// one qualifier, Qualifier.
+// one qualifier, Qualifier, unless a design gives it columns. These are the
+// design's tables, the comment system's logical ones: a design may keep
+// several in one store table's rows (see TableKey.Store).
 const (
 	User           = "user"
 	Seller         = "seller"
@@ -19,13 +21,25 @@ const (
 	UserComment    = "user-comment"
 	ProductComment = "product-comment"
 	ProductRank    = "product-comment-rank"
+	// LatestComment is the site's latest comments, every comment in one
+	// listing with no owner (seed 003's __notag__ row). A design may leave
+	// it out.
+	LatestComment = "latest-comment"
 )
 
-// numTables is len(Tables), as a constant for the design's array.
-const numTables = 8
+// numTables is len(AllTables), as a constant for the design's array.
+const numTables = 9
 
-// Tables lists every table: the five entity tables, then the three indexes.
+// Tables lists the tables every design gives: the five entity tables, then
+// the three indexes.
 var Tables = []string{User, Seller, Product, Order, Comment, UserComment, ProductComment, ProductRank}
+
+// AllTables are Tables and the tables a design may leave out.
+var AllTables = append(append([]string(nil), Tables...), LatestComment)
+
+// Indexes are the listings a comment write puts an entry in, in the order
+// it puts them, of those a design may give.
+var Indexes = []string{UserComment, ProductComment, LatestComment}
 
 // Family and Qualifier are the seed's one column.
 var (

@@ -22,6 +22,19 @@ const (
 	// FindRankReads: the listing key holds no length, so the ranking job
 	// reads every comment of a product to score it.
 	FindRankReads = "rank-reads"
+	// FindUnbounded: a table kept in columns of an owner's row adds a
+	// column to it with every comment, for ever; no region split divides a
+	// row.
+	FindUnbounded = "unbounded-row"
+	// FindOneRow: every comment writes into one row: the site's hotspot.
+	FindOneRow = "one-row"
+	// FindAtomic: a comment's entries that share a row change in one row
+	// mutation, atomically; those that do not are written apart.
+	FindAtomic = "atomic"
+	// FindCounted: a collection's count is kept in its row, so every write
+	// of the row reads the count and checks and puts it: writers of a hot
+	// row race and retry.
+	FindCounted = "counted"
 )
 
 // Finding is one thing lint found, with the table it is about.
@@ -42,8 +55,14 @@ type PartLayout struct {
 
 // TableLint is one table's key as lint shows it.
 type TableLint struct {
-	Table    string       `json:"table"`
-	Bytes    int          `json:"bytes"`
+	Table string `json:"table"`
+	Bytes int    `json:"bytes"` // an entry key's: the row key's, then the column's
+	// Store is the store table whose rows hold the entries, when another's;
+	// RowBytes is the row key's part of Bytes, when the table gives columns.
+	Store    string       `json:"store,omitempty"`
+	RowBytes int          `json:"row_bytes,omitempty"`
+	Meta     string       `json:"meta,omitempty"`  // the collection's count column, quoted
+	Value    string       `json:"value,omitempty"` // "comment" when entries copy the comment
 	Parts    []PartLayout `json:"parts"`
 	Example  string       `json:"example_hex"`
 	Readable string       `json:"example"`
@@ -58,9 +77,10 @@ type LintReport struct {
 	File        string      `json:"file"`
 	Description string      `json:"description,omitempty"`
 	Tables      []TableLint `json:"tables"`
-	// KeyBytesPerComment is the row keys one comment write puts (comment,
-	// user-comment, product-comment); IndexValueBytes the index rows'
-	// values (each the comment's key).
+	// KeyBytesPerComment is the keys one comment write puts (comment and
+	// each listing's entry: row keys, and the qualifiers of entries kept
+	// in columns); IndexValueBytes the index entries' values (each the
+	// comment's key; a copy of the comment is priced with the comment).
 	KeyBytesPerComment int       `json:"key_bytes_per_comment"`
 	IndexValueBytes    int       `json:"index_value_bytes_per_comment"`
 	Findings           []Finding `json:"findings"`
@@ -75,36 +95,65 @@ var exampleKey = Key{ID: "KqZrTmWxLa", UserID: "UbXeWkQaTz", ProductID: "PfHsNeV
 // points a run with --regions and --ids would create.
 func (d *Design) Lint(s Scheme, regions int) (LintReport, error) {
 	r := LintReport{Design: d.name, File: d.file, Description: d.description}
-	for _, name := range Tables {
+	for _, name := range d.Tables() {
 		tl, err := d.lintTable(d.Table(name), s, regions)
 		if err != nil {
 			return r, err
 		}
 		r.Tables = append(r.Tables, tl)
 	}
-	for _, name := range []string{Comment, UserComment, ProductComment} {
-		r.KeyBytesPerComment += d.Table(name).Len
-	}
-	r.IndexValueBytes = 2 * d.Table(Comment).Len
-	for _, name := range []string{UserComment, ProductComment} {
-		if f, ok := collision(d.Table(name)); ok {
+	r.KeyBytesPerComment = d.Table(Comment).Len
+	for _, name := range d.indexes() {
+		t := d.Table(name)
+		r.KeyBytesPerComment += t.Len
+		if !t.Copy {
+			r.IndexValueBytes += d.Table(Comment).Len
+		}
+		if f, ok := collision(t); ok {
 			r.Findings = append(r.Findings, f)
 			r.CollisionRisk = true
 		}
 	}
-	for _, name := range Tables {
-		if f, ok := monotonic(d.Table(name)); ok {
-			r.Findings = append(r.Findings, f)
+	for _, name := range d.Tables() {
+		if t := d.Table(name); t.Store == name { // a table kept in another's rows is placed by that table's keys
+			if f, ok := monotonic(t.rowKey); ok {
+				r.Findings = append(r.Findings, f)
+			}
 		}
 	}
-	for _, name := range []string{UserComment, ProductComment} {
+	for _, name := range d.indexes() {
 		r.Findings = append(r.Findings, listingFindings(d.Table(name))...)
 	}
+	r.Findings = append(r.Findings, d.wideFindings()...)
 	return r, nil
+}
+
+// indexes are the listings a comment write puts an entry in, of those the
+// design gives.
+func (d *Design) indexes() []string {
+	var out []string
+	for _, name := range Indexes {
+		if d.Table(name) != nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func (d *Design) lintTable(t *TableKey, s Scheme, regions int) (TableLint, error) {
 	tl := TableLint{Table: t.Table, Bytes: t.Len}
+	if t.Store != t.Table {
+		tl.Store = t.Store
+	}
+	if t.Wide() {
+		tl.RowBytes = t.RowLen
+	}
+	if t.Meta != nil {
+		tl.Meta = QuoteBytes(t.Meta)
+	}
+	if t.Copy {
+		tl.Value = "comment"
+	}
 	off := 0
 	for _, p := range t.Parts {
 		tl.Parts = append(tl.Parts, PartLayout{Part: p.Source, Offset: off, Width: p.Width})
@@ -117,11 +166,15 @@ func (d *Design) lintTable(t *TableKey, s Scheme, regions int) (TableLint, error
 		return tl, err
 	}
 	tl.Example, tl.Readable = hex.EncodeToString(key), d.Describe(t.Table, key)
-	points, err := t.SplitPoints(s, regions)
+	host := d.Table(t.Store)
+	points, err := host.SplitPoints(s, regions)
 	if err != nil {
 		return tl, err
 	}
-	tl.Splits = t.Splits.String(regions)
+	tl.Splits = host.Splits.String(regions)
+	if host != t {
+		tl.Splits = t.Store + "'s: " + tl.Splits
+	}
 	for _, p := range points {
 		tl.Points = append(tl.Points, QuoteBytes(p))
 	}
@@ -150,18 +203,32 @@ func listingOwner(table string) string {
 		return FieldUserID
 	case ProductComment, ProductRank:
 		return FieldProductID
+	case LatestComment:
+		return siteOwner
 	}
 	return ""
 }
 
+// siteOwner names the site's latest comments' owner where an owner is
+// shown: they have none.
+const siteOwner = "the site"
+
 func (t *TableKey) describeListing(owner string) string {
-	pl := t.plan(owner)
+	field := owner
+	if owner == siteOwner {
+		field = ""
+	}
+	pl := t.plan(field)
 	var b strings.Builder
 	fmt.Fprintf(&b, "by %s: ", owner)
+	read := "scan"
+	if t.Wide() {
+		read = "read of a row's columns"
+	}
 	if pl.fanout > 1 {
-		fmt.Fprintf(&b, "%d scans per page (one per salt bucket), merged", pl.fanout)
+		fmt.Fprintf(&b, "%d %ss per page (one per salt bucket), merged", pl.fanout, read)
 	} else {
-		b.WriteString("1 scan per page")
+		fmt.Fprintf(&b, "1 %s per page", read)
 	}
 	if pl.filtered {
 		b.WriteString(", each over the whole table, other owners' rows dropped")
@@ -253,6 +320,9 @@ func newWhat(table string) string {
 
 func listingFindings(t *TableKey) []Finding {
 	owner := listingOwner(t.Table)
+	if owner == siteOwner {
+		owner = ""
+	}
 	pl := t.plan(owner)
 	var out []Finding
 	if pl.fanout > 1 {
@@ -268,4 +338,96 @@ func listingFindings(t *TableKey) []Finding {
 			Message: "the key holds no length: the ranking job reads every comment of a product to score it"})
 	}
 	return out
+}
+
+// wideFindings are what keeping entries in columns costs and buys: rows
+// that grow without bound, a row every comment goes in, the entries that
+// change together in one row, and the counts kept in rows.
+func (d *Design) wideFindings() []Finding {
+	var out []Finding
+	type row struct{ store, owner string }
+	grows := map[row][]string{} // the tables that add a column to each row with every comment
+	var order []row
+	for _, name := range append([]string{Comment}, d.indexes()...) {
+		t := d.Table(name)
+		if !t.Wide() {
+			continue
+		}
+		r := row{t.Store, rowOwner(t)}
+		if r.owner == "" {
+			out = append(out, Finding{Kind: FindOneRow, Table: name, Hotspot: true,
+				Message: fmt.Sprintf("every comment writes into one row of %s: an unsplittable hotspot, the whole site's writes on one region's server, and a row that grows with every comment for ever", t.Store)})
+			continue
+		}
+		if grows[r] == nil {
+			order = append(order, r)
+		}
+		grows[r] = append(grows[r], name)
+	}
+	for _, r := range order {
+		noun := fieldNoun[r.owner]
+		out = append(out, Finding{Kind: FindUnbounded, Table: strings.Join(grows[r], ", "),
+			Message: fmt.Sprintf("each %s's row of %s takes a column in %s for each of its comments, for ever: a row no region split divides, which a hot %s makes the hottest and biggest there is", noun, r.store, strings.Join(grows[r], " and "), noun)})
+	}
+	if f, ok := d.atomicFinding(); ok {
+		out = append(out, f)
+	}
+	for _, name := range d.indexes() {
+		if t := d.Table(name); t.Meta != nil {
+			out = append(out, Finding{Kind: FindCounted, Table: name,
+				Message: fmt.Sprintf("the collection's count %s is kept in its row: every comment reads it and checks and puts it with the entry, so writers of one hot row race, and the losers read and try again", QuoteBytes(t.Meta))})
+		}
+	}
+	return out
+}
+
+var fieldNoun = map[string]string{FieldUserID: "user", FieldProductID: "product", FieldOrderID: "order"}
+
+// rowOwner is the id field a wide table's row key holds, "" for a row of
+// literals alone (one row for every entry).
+func rowOwner(t *TableKey) string {
+	for _, p := range t.rowKey.Parts {
+		if p.Kind == PartField || p.Kind == PartReverse {
+			return p.Field
+		}
+	}
+	return ""
+}
+
+// atomicFinding says which of a comment's entries change together: those
+// in the comment's own row are one row mutation with it; the rest are
+// other rows, written apart.
+func (d *Design) atomicFinding() (Finding, bool) {
+	c := d.Table(Comment)
+	var with, apart []string
+	for _, name := range d.indexes() {
+		t := d.Table(name)
+		if t.Store == c.Store && sameRow(t, c) {
+			with = append(with, name)
+		} else {
+			apart = append(apart, name)
+		}
+	}
+	if len(with) == 0 {
+		return Finding{}, false
+	}
+	msg := fmt.Sprintf("the comment and its %s entry change in one row mutation: no drift between them", strings.Join(with, " and "))
+	if len(apart) > 0 {
+		msg += fmt.Sprintf("; %s is another row, written apart: a failure between the writes leaves the comment out of it", strings.Join(apart, " and "))
+	}
+	return Finding{Kind: FindAtomic, Table: Comment, Message: msg}, true
+}
+
+// sameRow reports whether a comment's entries in a and b always share a
+// row: their row keys are made of the same parts.
+func sameRow(a, b *TableKey) bool {
+	if a.RowParts != b.RowParts {
+		return false
+	}
+	for i := range a.RowParts {
+		if !a.Parts[i].same(&b.Parts[i]) {
+			return false
+		}
+	}
+	return true
 }

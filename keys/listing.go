@@ -52,7 +52,7 @@ func (t *TableKey) plan(owner string) listPlan {
 			l.fanout *= p.Buckets
 		default:
 			l.prefix = i
-			l.filtered = !seen
+			l.filtered = owner != "" && !seen
 			l.reversed = t.firstTime(i) == PartTs
 			return l
 		}
@@ -77,6 +77,8 @@ func (t *TableKey) firstTime(i int) PartKind {
 // for the listings, rank order for rankings.
 type Listing struct {
 	Table string
+	// Store is the store's table the entries live in (TableKey.Store).
+	Store string
 	// Branches are the prefixes to scan, one per salt bucket a read cannot
 	// derive (one when there is no such salt). Each branch is one scan.
 	Branches [][]byte
@@ -88,8 +90,13 @@ type Listing struct {
 	// Filtered: the owner is not in the prefix, so a branch holds other
 	// owners' rows too and Owns tells them apart.
 	Filtered bool
-	// KeyLen is the table's key length.
+	// KeyLen is the table's key length: an entry key's.
 	KeyLen int
+	// Wide: the entries are columns of a row, and each branch is a slice of
+	// one row's columns (see Slice). Its prefix holds the whole row key,
+	// RowLen bytes.
+	Wide   bool
+	RowLen int
 	skip   int    // bytes of the prefix: order is decided by what follows
 	owned  []span // bytes the owner fixes past the prefix
 }
@@ -101,41 +108,56 @@ type span struct {
 
 // Listing returns how to read owner's rows of table: the user-comment
 // timeline (owner is a userId), the product-comment listing or the
-// product-comment-rank ranking (a productId).
+// product-comment-rank ranking (a productId), or the site's latest
+// comments (no owner: "").
 func (d *Design) Listing(table, owner string) (Listing, error) {
 	t, err := d.table(table)
 	if err != nil {
 		return Listing{}, err
 	}
-	field := FieldProductID
+	pl, field := t.lists[1], FieldProductID
 	switch table {
 	case UserComment:
-		field = FieldUserID
+		pl, field = t.lists[0], FieldUserID
 	case ProductComment, ProductRank:
+	case LatestComment:
+		pl, field = t.lists[2], ""
 	default:
-		return Listing{}, fmt.Errorf("%s is not listed: want %s, %s or %s", table, UserComment, ProductComment, ProductRank)
+		return Listing{}, fmt.Errorf("%s is not listed: want %s, %s, %s or %s", table, UserComment, ProductComment, ProductRank, LatestComment)
 	}
-	if err := CheckID(owner); err != nil {
-		return Listing{}, err
+	if field == "" && owner != "" {
+		return Listing{}, errorf(ErrBadID, "%s has no owner: want no id, not %s", table, quoted(owner))
 	}
-	pl := t.lists[0]
-	if field == FieldProductID {
-		pl = t.lists[1]
+	if field != "" {
+		if err := CheckID(owner); err != nil {
+			return Listing{}, err
+		}
 	}
 	k := Key{Table: table}
 	k.setField(field, owner)
-	l := Listing{Table: table, Reversed: pl.reversed, Filtered: pl.filtered, KeyLen: t.Len}
+	l := Listing{Table: table, Store: t.Store, Reversed: pl.reversed, Filtered: pl.filtered, KeyLen: t.Len, Wide: t.Wide(), RowLen: t.RowLen}
 	l.Branches, l.Ends = t.branches(pl, &k)
 	l.skip = len(l.Branches[0])
 	off := l.skip
 	for i := range t.Parts[pl.prefix:] {
 		p := &t.Parts[pl.prefix+i]
-		if p.ownedBy(field) && p.Kind != PartLiteral {
+		if field != "" && p.ownedBy(field) && p.Kind != PartLiteral {
 			l.owned = append(l.owned, span{off, p.appendOwner(nil, &k)})
 		}
 		off += p.Width
 	}
 	return l, nil
+}
+
+// Slice is branch b of a wide listing as a read of one row: the row, and
+// its columns' range [start, stop); stop is nil for the row's end.
+func (l Listing) Slice(b int) (row, start, stop []byte) {
+	pre := l.Branches[b]
+	row, start = pre[:l.RowLen:l.RowLen], pre[l.RowLen:len(pre):len(pre)]
+	if len(start) > 0 {
+		stop = appendPrefixEnd(nil, start)
+	}
+	return row, start, stop
 }
 
 // appendOwner appends the part's bytes, which the owner's key k decides.

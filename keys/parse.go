@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -59,6 +60,7 @@ var tableFields = map[string][]string{
 	UserComment:    {FieldUserID, FieldProductID, FieldOrderID},
 	ProductComment: {FieldUserID, FieldProductID, FieldOrderID},
 	ProductRank:    {FieldProductID},
+	LatestComment:  {FieldUserID, FieldProductID, FieldOrderID},
 }
 
 var allFields = []string{FieldID, FieldUserID, FieldProductID, FieldOrderID, FieldSellerID}
@@ -87,10 +89,13 @@ func Parse(file string, src []byte) (*Design, error) {
 	if err := ps.top(doc.Content[0]); err != nil {
 		return nil, err
 	}
-	for i, t := range ps.d.tables {
-		if t == nil {
-			return nil, ps.fail(doc.Content[0].Line, Tables[i], "", "missing: a design gives every table (%s)", strings.Join(Tables, ", "))
+	for i, name := range Tables {
+		if ps.d.tables[i] == nil {
+			return nil, ps.fail(doc.Content[0].Line, name, "", "missing: a design gives every table (%s)", strings.Join(Tables, ", "))
 		}
+	}
+	if err := ps.checkStores(); err != nil {
+		return nil, err
 	}
 	if err := ps.checkListings(); err != nil {
 		return nil, err
@@ -136,7 +141,7 @@ func (ps *parser) tables(m *yaml.Node) error {
 		k, v := m.Content[i], m.Content[i+1]
 		idx := tableIndex(k.Value)
 		if idx < 0 {
-			return ps.fail(k.Line, k.Value, "", "unknown table (want one of %s)", strings.Join(Tables, ", "))
+			return ps.fail(k.Line, k.Value, "", "unknown table (want one of %s)", strings.Join(AllTables, ", "))
 		}
 		if ps.d.tables[idx] != nil {
 			return ps.fail(k.Line, k.Value, "", "given twice")
@@ -153,47 +158,140 @@ func (ps *parser) tables(m *yaml.Node) error {
 
 func (ps *parser) table(name string, m *yaml.Node) (*TableKey, error) {
 	if m.Kind != yaml.MappingNode {
-		return nil, ps.fail(m.Line, name, "", "want a mapping with key (and splits)")
+		return nil, ps.fail(m.Line, name, "", "want a mapping with key (and column, in, meta, value, splits)")
 	}
-	t := &TableKey{Table: name, Splits: SplitSpec{Regions: true}}
-	var keyNode *yaml.Node
-	splitsLine := m.Line
+	t := &TableKey{Table: name, Store: name, Splits: SplitSpec{Regions: true}}
+	var keyNode, colNode, metaNode *yaml.Node
+	splitsLine, splitsGiven := m.Line, false
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
+		var err error
 		switch k.Value {
 		case "key":
 			keyNode = v
+		case "column":
+			colNode = v
+		case "meta":
+			metaNode = v
+		case "in":
+			t.Store, err = ps.in(name, v)
+		case "value":
+			t.Copy, err = ps.value(name, v)
 		case "splits":
-			splitsLine = k.Line
-			s, err := ps.splits(name, v)
-			if err != nil {
-				return nil, err
-			}
-			t.Splits = s
+			splitsLine, splitsGiven = k.Line, true
+			t.Splits, err = ps.splits(name, v)
 		default:
-			return nil, ps.fail(k.Line, name, "", "unknown key %q (want key, splits)", k.Value)
+			return nil, ps.fail(k.Line, name, "", "unknown key %q (want key, column, in, meta, value, splits)", k.Value)
 		}
-	}
-	parts := keyParts(keyNode)
-	if len(parts) == 0 {
-		return nil, ps.fail(m.Line, name, "", "key: want its parts, e.g. productId lit(c) revTs revLen")
-	}
-	for _, n := range parts {
-		p, err := ps.part(name, n)
 		if err != nil {
 			return nil, err
 		}
-		t.Parts = append(t.Parts, p)
-		t.Len += p.Width
 	}
-	if t.Len > MaxKeyLen {
-		return nil, ps.fail(keyNode.Line, name, "", "key is %d bytes; HBase takes at most %d", t.Len, MaxKeyLen)
+	if splitsGiven && t.Store != name {
+		return nil, ps.fail(splitsLine, name, "", "splits: a table kept in %s's rows is split as %s is", t.Store, t.Store)
 	}
-	if t.Splits.Buckets && t.leadingSalt() == nil {
+	if err := ps.keyAndColumn(t, m, keyNode, colNode); err != nil {
+		return nil, err
+	}
+	if t.Splits.Buckets && t.rowKey.leadingSalt() == nil {
 		return nil, ps.fail(splitsLine, name, "", "splits: buckets needs a key that starts with a salt (after any literal)")
 	}
-	t.lists = [2]listPlan{t.plan(FieldUserID), t.plan(FieldProductID)}
+	if err := ps.meta(t, metaNode); err != nil {
+		return nil, err
+	}
+	t.lists = [3]listPlan{t.plan(FieldUserID), t.plan(FieldProductID), t.plan("")}
 	return t, ps.checkTable(t, keyNode.Line)
+}
+
+// keyAndColumn reads the row key's parts, then the column's.
+func (ps *parser) keyAndColumn(t *TableKey, m, keyNode, colNode *yaml.Node) error {
+	parts := keyParts(keyNode)
+	if len(parts) == 0 {
+		return ps.fail(m.Line, t.Table, "", "key: want its parts, e.g. productId lit(c) revTs revLen")
+	}
+	cols := keyParts(colNode)
+	if colNode != nil && len(cols) == 0 {
+		return ps.fail(colNode.Line, t.Table, "", "column: want its parts, e.g. lit(c) revTs orderId")
+	}
+	for i, n := range append(parts, cols...) {
+		p, err := ps.part(t.Table, n)
+		if err != nil {
+			return err
+		}
+		t.Parts = append(t.Parts, p)
+		t.Len += p.Width
+		if i < len(parts) {
+			t.RowLen += p.Width
+		}
+	}
+	t.RowParts = len(parts)
+	if t.RowLen > MaxKeyLen {
+		return ps.fail(keyNode.Line, t.Table, "", "key is %d bytes; HBase takes at most %d", t.RowLen, MaxKeyLen)
+	}
+	t.rowKey = &TableKey{Table: t.Table, Store: t.Store, Parts: t.Parts[:t.RowParts:t.RowParts], RowParts: t.RowParts,
+		Len: t.RowLen, RowLen: t.RowLen, Splits: t.Splits}
+	t.rowKey.rowKey = t.rowKey
+	return nil
+}
+
+// in reads the table whose rows keep this one's entries.
+func (ps *parser) in(name string, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode || tableIndex(v.Value) < 0 {
+		return "", ps.fail(v.Line, name, "", "in: %q: want the table whose rows keep this one's entries (one of %s)", v.Value, strings.Join(AllTables, ", "))
+	}
+	if v.Value == name {
+		return "", ps.fail(v.Line, name, "", "in: a table is kept in its own rows without saying so")
+	}
+	return v.Value, nil
+}
+
+// value reads what an index entry holds: the comment's key, or a copy of
+// the comment.
+func (ps *parser) value(name string, v *yaml.Node) (bool, error) {
+	if name != UserComment && name != ProductComment && name != LatestComment {
+		return false, ps.fail(v.Line, name, "", "value: only a listing's entries may hold a copy of the comment")
+	}
+	switch v.Value {
+	case "key":
+		return false, nil
+	case "comment":
+		return true, nil
+	}
+	return false, ps.fail(v.Line, name, "", "value: %q: want key (the entry holds the comment's key) or comment (a copy of it: a clustered index)", v.Value)
+}
+
+// meta reads a collection's metadata column: literals, sorting before
+// every entry of the collection.
+func (ps *parser) meta(t *TableKey, n *yaml.Node) error {
+	if n == nil {
+		return nil
+	}
+	if t.Table != UserComment && t.Table != ProductComment && t.Table != LatestComment {
+		return ps.fail(n.Line, t.Table, "", "meta: only a listing kept in columns has a collection's metadata")
+	}
+	if !t.Wide() {
+		return ps.fail(n.Line, t.Table, "", "meta: the collection's metadata is a column of its owner's row: give the listing's column too")
+	}
+	for _, pn := range keyParts(n) {
+		p, err := ps.part(t.Table, pn)
+		if err != nil {
+			return err
+		}
+		if p.Kind != PartLiteral {
+			return ps.fail(pn.Line, t.Table, p.Source, "meta: a collection's metadata column is one fixed column: want literals, e.g. lit(l) lit(0x00)")
+		}
+		t.Meta = append(t.Meta, p.Literal...)
+	}
+	prefix := t.ColumnPrefix()
+	switch {
+	case len(t.Meta) == 0:
+		return ps.fail(n.Line, t.Table, "", "meta: want its parts, e.g. lit(l) lit(0x00)")
+	case len(prefix) == 0:
+		return ps.fail(n.Line, t.Table, "", "meta: the collection's columns begin with %s, not a literal, so no column sorts before them for certain: begin them with a literal (their type, as seed 002 does)", t.Parts[t.RowParts].Source)
+	case string(t.Meta) >= string(prefix):
+		return ps.fail(n.Line, t.Table, "", "meta: %s must sort before the collection's columns (%s...), so that a read of the collection's head finds it first (seed 002 marks metadata 0 and entries 1)", QuoteBytes(t.Meta), QuoteBytes(prefix))
+	}
+	return nil
 }
 
 // leadingSalt is the first part past the literals when it is a salt.
@@ -355,6 +453,7 @@ var whyFields = map[string]string{
 	UserComment:    "an index row is made from the comment's ids",
 	ProductComment: "an index row is made from the comment's ids",
 	ProductRank:    "a rank row is made from its product and rank",
+	LatestComment:  "an index entry is made from the comment's ids",
 }
 
 // checkTable enforces what the comment system needs of each table's key.
@@ -404,6 +503,10 @@ func (ps *parser) checkTable(t *TableKey, line int) error {
 		if !t.Has(PartTs, "") && !t.Has(PartRevTs, "") {
 			return fail("a product listing is newest first: the key must hold ts or revTs")
 		}
+	case LatestComment:
+		if !t.Has(PartTs, "") && !t.Has(PartRevTs, "") {
+			return fail("the site's latest comments are newest first: the key must hold ts or revTs")
+		}
 	case ProductRank:
 		if !seen[FieldProductID] || !t.Has(PartRank, "") {
 			return fail("key must hold productId and rank")
@@ -419,24 +522,136 @@ func valueAllowed(table string, kind PartKind) bool {
 	case PartRank:
 		return table == ProductRank
 	case PartTs, PartRevTs, PartLen, PartRevLen:
-		return table == UserComment || table == ProductComment
+		return table == UserComment || table == ProductComment || table == LatestComment
 	}
 	return true
 }
 
 // checkListings makes sure every listing can be read: a ranking must be
-// one prefix scan, since it is read as one.
+// one prefix scan, since it is read as one, and a listing kept in columns
+// one row's slice per branch, newest first.
 func (ps *parser) checkListings() error {
 	t := ps.d.tables[tableIndex(ProductRank)]
 	if l := t.plan(FieldProductID); l.fanout > 1 || l.filtered {
 		return ps.fail(t.line, ProductRank, "", "a product's ranking is read with one prefix scan: put productId (or parts made from it alone) before rank and every other part")
 	}
-	for _, l := range []struct{ table, owner string }{{UserComment, FieldUserID}, {ProductComment, FieldProductID}} {
-		if err := ps.checkNewestFirst(ps.d.tables[tableIndex(l.table)], l.owner); err != nil {
+	if err := ps.checkColumnListing(t, FieldProductID); err != nil {
+		return err
+	}
+	for _, l := range []struct{ table, owner string }{{UserComment, FieldUserID}, {ProductComment, FieldProductID}, {LatestComment, ""}} {
+		t := ps.d.tables[tableIndex(l.table)]
+		if t == nil {
+			continue
+		}
+		if err := ps.checkNewestFirst(t, l.owner); err != nil {
+			return err
+		}
+		if err := ps.checkColumnListing(t, l.owner); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkColumnListing makes sure a listing kept in columns reads as slices
+// of its owner's row: the row key must be built from the owner (and hold
+// its id, or it is not the owner's row), and the columns must come newest
+// first in HBase's one column order, ascending.
+func (ps *parser) checkColumnListing(t *TableKey, owner string) error {
+	if !t.Wide() {
+		return nil
+	}
+	pl := t.plan(owner)
+	if pl.prefix < t.RowParts {
+		p := t.Parts[pl.prefix]
+		return ps.fail(p.line, t.Table, p.Source, "a listing kept in columns is read from one row: its key must be built from %s, not %s", ownerWords(owner), p.Source)
+	}
+	if owner != "" && !t.rowKey.Has(PartField, owner) && !t.rowKey.Has(PartReverse, owner) {
+		return ps.fail(t.line, t.Table, "", "a listing kept in columns is read from its owner's row: the key must hold %s (a hash or salt of it is shared with other owners)", owner)
+	}
+	if pl.reversed {
+		p := t.Parts[pl.prefix]
+		for _, q := range t.Parts[pl.prefix:] {
+			if q.Kind == PartTs {
+				p = q
+				break
+			}
+		}
+		return ps.fail(p.line, t.Table, p.Source, "a listing kept in columns is read newest first only with revTs: HBase reads columns in ascending order alone, so ts would list the oldest first")
+	}
+	return nil
+}
+
+func ownerWords(owner string) string {
+	if owner == "" {
+		return "literals alone (the one row every comment is written into)"
+	}
+	return owner + " alone (and literals)"
+}
+
+// checkStores makes sure each table kept in another's rows names a table
+// kept in its own, and that entries of different tables sharing a row
+// cannot be taken for one another: their columns begin with different
+// literals (the type first, as seed 002 does).
+func (ps *parser) checkStores() error {
+	for _, t := range ps.d.tables {
+		if t == nil || t.Store == t.Table {
+			continue
+		}
+		host := ps.d.tables[tableIndex(t.Store)]
+		switch {
+		case host == nil:
+			return ps.fail(t.line, t.Table, "", "in: %s is not a table of this design", t.Store)
+		case host.Store != host.Table:
+			return ps.fail(t.line, t.Table, "", "in: %s is itself kept in %s's rows: name %s", t.Store, host.Store, host.Store)
+		}
+		t.rowKey.Store = t.Store
+	}
+	for i, a := range ps.d.tables {
+		for _, b := range ps.d.tables[i+1:] {
+			if a == nil || b == nil || a.Store != b.Store || a.RowLen != b.RowLen {
+				continue
+			}
+			if err := ps.apart(a, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// apart checks that the columns of two tables that may share a row differ.
+func (ps *parser) apart(a, b *TableKey) error {
+	for _, x := range columnSpaces(a) {
+		for _, y := range columnSpaces(b) {
+			if len(x) == 0 || len(y) == 0 || bytes.HasPrefix(x, y) || bytes.HasPrefix(y, x) {
+				return ps.fail(b.line, b.Table, "", "shares rows of %s with %s: their columns must begin with different literals (the type first, as seed 002 does), not %s and %s",
+					a.Store, a.Table, spaceWords(b, y), spaceWords(a, x))
+			}
+		}
+	}
+	return nil
+}
+
+// columnSpaces are the literal beginnings of the columns a table writes in
+// a row: its entries' (the seed's one column q, for a table without
+// columns) and its metadata column's.
+func columnSpaces(t *TableKey) [][]byte {
+	if !t.Wide() {
+		return [][]byte{Qualifier}
+	}
+	out := [][]byte{t.ColumnPrefix()}
+	if t.Meta != nil {
+		out = append(out, t.Meta)
+	}
+	return out
+}
+
+func spaceWords(t *TableKey, x []byte) string {
+	if len(x) == 0 {
+		return "columns that begin with " + t.Parts[t.RowParts].Source
+	}
+	return QuoteBytes(x)
 }
 
 // checkNewestFirst makes sure a listing's pages come out newest first:

@@ -27,17 +27,51 @@ func genDesign(r *rand.Rand, i int) string {
 	for _, table := range order {
 		parts := genParts(r, table)
 		fmt.Fprintf(&b, "  %s:\n", table)
+		row, column, meta := parts, []string(nil), ""
+		if r.IntN(3) == 0 {
+			row, column, meta = widen(r, table, parts)
+		}
 		if r.IntN(3) == 0 {
 			b.WriteString("    key:\n")
-			for _, p := range parts {
+			for _, p := range row {
 				fmt.Fprintf(&b, "      - '%s'\n", strings.ReplaceAll(p, "'", "''"))
 			}
 		} else {
-			fmt.Fprintf(&b, "    key: %s\n", strings.Join(parts, " "))
+			fmt.Fprintf(&b, "    key: %s\n", strings.Join(row, " "))
 		}
-		b.WriteString(genSplits(r, parts))
+		if column != nil {
+			fmt.Fprintf(&b, "    column: %s\n", strings.Join(column, " "))
+		}
+		if meta != "" {
+			fmt.Fprintf(&b, "    meta: %s\n", meta)
+		}
+		b.WriteString(genSplits(r, row))
 	}
 	return b.String()
+}
+
+// widen keeps a listing's entries as columns of its owner's row, where
+// Parse takes it: the row is the parts a read builds from the owner (and
+// holds the owner itself), the column a literal type and the rest, led by
+// revTs or rank (HBase reads columns ascending only). Sometimes the
+// collection keeps a count, sorting before its entries. Anything else
+// stays a row of its own: nil column.
+func widen(r *rand.Rand, table string, parts []string) (row, column []string, meta string) {
+	lead := "revTs"
+	owner := map[string]string{UserComment: "userId", ProductComment: "productId", ProductRank: "productId"}[table]
+	if table == ProductRank {
+		lead = "rank"
+	}
+	at := slices.Index(parts, lead)
+	if owner == "" || at < 0 || slices.IndexFunc(parts[:at], func(p string) bool { return p == owner || p == "reverse("+owner+")" }) < 0 {
+		return parts, nil, ""
+	}
+	typ := fmt.Sprintf("lit(0x%02x)", 1+r.IntN(250))
+	if table != ProductRank && r.IntN(2) == 0 {
+		meta = fmt.Sprintf("lit(0x%02x)", 0)
+		typ = "lit(0x01)"
+	}
+	return parts[:at], append([]string{typ}, parts[at:]...), meta
 }
 
 func genParts(r *rand.Rand, table string) []string {
@@ -297,6 +331,16 @@ func TestRandomDesignsListings(t *testing.T) {
 				}
 				if b := la.Branch(ka); la.Ends[b] != nil && bytes.Compare(ka, la.Ends[b]) >= 0 {
 					t.Fatalf("%s %s: row %x is not below its branch's end %x", d.Name(), table, ka, la.Ends[b])
+				}
+			}
+			for range 20 {
+				if ka := row(a); la.Wide {
+					rw, start, stop := la.Slice(la.Branch(ka))
+					col := ka[la.RowLen:]
+					if !bytes.Equal(rw, ka[:la.RowLen]) || bytes.Compare(col, start) < 0 || (stop != nil && bytes.Compare(col, stop) >= 0) {
+						t.Fatalf("%s %s: %s's entry %x is not in its branch's slice: row %x, columns [%x, %x)\n%s",
+							d.Name(), table, a, ka, rw, start, stop, d.Source())
+					}
 				}
 			}
 			for b, p := range la.Branches {

@@ -32,11 +32,14 @@ type SplitSpec struct {
 	Explicit [][]byte
 }
 
-// SplitPoints returns the table's split keys. regions is the run's region
-// count, used when the design says "regions"; scheme is the run's id
-// scheme, whose alphabet an id part's bytes are drawn from.
+// SplitPoints returns the table's split keys, row keys cut over the row
+// key's parts. regions is the run's region count, used when the design
+// says "regions"; scheme is the run's id scheme, whose alphabet an id
+// part's bytes are drawn from. A table kept in another's rows is split as
+// that table is: ask it.
 func (t *TableKey) SplitPoints(s Scheme, regions int) ([][]byte, error) {
 	sp := t.Splits
+	t = t.rowKey
 	switch {
 	case sp.Explicit != nil:
 		return sp.Explicit, nil
