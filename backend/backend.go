@@ -17,6 +17,7 @@ import (
 
 	"commentbench/hbase"
 	"commentbench/hbase/sasl"
+	"commentbench/plan"
 	"commentbench/store"
 	"commentbench/store/embedded"
 	hbasestore "commentbench/store/hbase"
@@ -37,6 +38,10 @@ type Flags struct {
 	NoSplits     bool
 	Sync         bool
 	BlockCache   int64 // 0: the engine's default for the mode
+	// MaxRowSize is the most of one row a read may return whole (HBase's
+	// hbase.table.max.rowsize), parsed from maxRowSize.
+	MaxRowSize int64
+	maxRowSize string
 
 	// hbase
 	ZooKeeper   string
@@ -80,6 +85,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
 	fs.Int64Var(&f.BlockCache, "block-cache", 2<<30, "embedded: the block cache in bytes, as a region server's, taken as blocks are read: a run whose data outgrows it reads more from disk, and slows")
 	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
+	fs.StringVar(&f.maxRowSize, "max-row-size", "1GiB", "embedded: the most of one row a read may return whole, as HBase's hbase.table.max.rowsize (modeled): a whole-row read of a bigger row fails as HBase's RowTooBigException; a read of a slice of its columns does not")
 	f.registerHBase(fs)
 }
 
@@ -137,6 +143,13 @@ func (f *Flags) Validate() error {
 	}
 	if f.BlockCache < 0 || (f.BlockCache > 0 && f.BlockCache < 1<<20) {
 		return fmt.Errorf("--block-cache %d: want at least 1048576 bytes (1 MiB)", f.BlockCache)
+	}
+	if f.maxRowSize != "" {
+		n, err := plan.ParseSize(f.maxRowSize)
+		if err != nil {
+			return fmt.Errorf("--max-row-size: %w", err)
+		}
+		f.MaxRowSize = n
 	}
 	if f.Backend != "hbase" {
 		return nil
@@ -221,6 +234,7 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		DisableSplits:    f.NoSplits,
 		Sync:             f.Sync,
 		CacheSize:        f.BlockCache,
+		MaxRowSize:       f.MaxRowSize,
 		CreateIfMissing:  mode == Create,
 		ReadOnly:         mode == ReadOnly,
 	})

@@ -73,6 +73,11 @@ type IndexReport struct {
 	// length); Undecodable ones have a key the design cannot read.
 	BadValue    Counter `json:"bad_value"`
 	Undecodable Counter `json:"undecodable"`
+	// Collections are the owners' rows holding the listing with a count of
+	// its entries (a wide listing's metadata column); CountOff those whose
+	// count is not the entries the row holds.
+	Collections int64   `json:"collections,omitempty"`
+	CountOff    Counter `json:"count_off"`
 }
 
 // RankReport is the product-comment-rank table checked.
@@ -191,6 +196,10 @@ type checker struct {
 	tallies map[string]*tally // per table, with Spread: filled by the passes
 
 	keysLen int // a comment's entity and index keys' bytes (see keysOf)
+
+	// indexes are the listing indexes the design gives, in keys.Indexes
+	// order: Report.Indexes's, and the order of every array of them.
+	indexes []string
 }
 
 // hidden notes a comment a collision hid from a listing.
@@ -214,8 +223,13 @@ func (o Options) ReadsPerComment() int64 {
 // Run checks the data set in st. Independent checks run in parallel.
 func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	o.defaults()
-	c := &checker{st: st, o: o, repair: newRepairs(o.Repair), collided: map[string]bool{}}
-	for _, table := range append([]string{keys.Order, keys.User, keys.Product}, indexTables...) {
+	c := &checker{st: st, o: o, repair: newRepairs(o.Repair, o.Layout), collided: map[string]bool{}}
+	for _, table := range keys.Indexes {
+		if o.Layout.Table(table) != nil {
+			c.indexes = append(c.indexes, table)
+		}
+	}
+	for _, table := range append([]string{keys.Order, keys.User, keys.Product}, c.indexes...) {
 		c.keysLen += o.Layout.Table(table).Len
 	}
 	rep := Report{Layout: o.Layout.Name()}
@@ -230,9 +244,9 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	}
 	defer pass.close()
 	rep.References = pass.refs
-	rep.Indexes = make([]IndexReport, len(indexTables))
+	rep.Indexes = make([]IndexReport, len(c.indexes))
 	var joins []*unproved
-	for i, table := range indexTables {
+	for i, table := range c.indexes {
 		join, proved := pass.want[i].unproved(listed[i])
 		if o.joinAll {
 			join = slices.Repeat([]bool{true}, sumBuckets)
@@ -256,8 +270,17 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	if len(joins) > 0 {
 		tasks = append(tasks, func() error { return c.join(ctx, pass, joins, rep.Indexes) })
 	}
+	counted := make([]countReport, len(c.indexes))
+	for i, table := range c.indexes {
+		if t := o.Layout.Table(table); t.Meta != nil {
+			tasks = append(tasks, func() (err error) { counted[i], err = c.counts(ctx, t); return })
+		}
+	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
+	}
+	for i, cr := range counted {
+		rep.Indexes[i].Collections, rep.Indexes[i].CountOff = cr.collections, cr.off
 	}
 	if o.Spread {
 		if spread, err = c.spread(ctx); err != nil {
@@ -275,13 +298,13 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 // first reads the comments and, meanwhile, each index table: the
 // comments' references are filed, and each index's rows summed up, as
 // its comments call for them and as its table holds them.
-func (c *checker) first(ctx context.Context) (*pass, [2]*sums, error) {
+func (c *checker) first(ctx context.Context) (*pass, [maxIndexes]*sums, error) {
 	listed := c.newSums()
 	var p *pass
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tasks := []func() error{func() (err error) { p, err = c.commentPass(ctx, c.firstPass()); return }}
-	for i, table := range indexTables {
+	for i, table := range c.indexes {
 		tasks = append(tasks, func() error { return c.sum(ctx, table, listed[i]) })
 	}
 	for i, t := range tasks {
@@ -305,7 +328,7 @@ func (c *checker) first(ctx context.Context) (*pass, [2]*sums, error) {
 // unproved is an index whose sums did not prove it whole: the buckets to
 // join (see sums).
 type unproved struct {
-	i    int // in indexTables
+	i    int // in c.indexes
 	sums *sums
 	join []bool
 }
@@ -368,7 +391,7 @@ func verdict(r Report) (bool, string) {
 	var n int64
 	for _, ix := range r.Indexes {
 		n += ix.Unreferenced.Count + ix.Undefined.Count + ix.Mismatched.Count + ix.Collided.Count + ix.Extra.Count +
-			ix.BadValue.Count + ix.Undecodable.Count
+			ix.BadValue.Count + ix.Undecodable.Count + ix.CountOff.Count
 	}
 	rk := r.Ranks
 	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count

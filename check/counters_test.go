@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/results"
@@ -36,16 +37,21 @@ type counterFault struct {
 	inject  func(d *dataset)
 	// run, if set, writes a loadgen run's ledger for the check to reconcile
 	// with, and returns its directory.
-	run   func(d *dataset) string
-	want  map[string]int64
-	plan  repairPlan
-	after map[string]int64 // the counters after the repair is applied
+	run  func(d *dataset) string
+	want map[string]int64
+	plan repairPlan
+	// wantFor and planFor are want and plan for the designs named, where
+	// they differ: a design with a latest-comment listing has a third
+	// index entry per comment, one that keeps counts a count beside it.
+	wantFor map[string]map[string]int64
+	planFor map[string]repairPlan
+	after   map[string]int64 // the counters after the repair is applied
 	// also checks more of the report before the repair, and of the data
 	// after it.
 	also, afterRepair func(t *testing.T, d *dataset, r Report)
 }
 
-var everyDesign = []string{"seed", "unique", "salted", "hashed", "time-led"}
+var everyDesign = []string{"seed", "unique", "salted", "hashed", "time-led", "between", "feed"}
 
 func runCounterFaults(t *testing.T, faults []counterFault) {
 	t.Helper()
@@ -66,12 +72,19 @@ func runCounterFaults(t *testing.T, faults []counterFault) {
 				// delete of the same row would stay hidden, as on HBase.
 				time.Sleep(2 * time.Millisecond)
 				r := d.checkRun(true, run)
-				assertCounts(t, r, f.want)
+				want, plan := f.want, f.plan
+				if w, ok := f.wantFor[name]; ok {
+					want = w
+				}
+				if p, ok := f.planFor[name]; ok {
+					plan = p
+				}
+				assertCounts(t, r, want)
 				assertJoinAllAgrees(t, d, run, r)
 				if f.also != nil {
 					f.also(t, d, r)
 				}
-				assertPlan(t, r.Repair, f.plan)
+				assertPlan(t, r.Repair, plan)
 				must(t, r.Repair.Apply(d.ctx, d.st, d.layout))
 				if !r.Repair.Applied {
 					t.Error("the repair ran but does not say it was applied")
@@ -133,14 +146,22 @@ func assertPlan(t *testing.T, r *RepairReport, want repairPlan) {
 	}
 }
 
+// put and del write and delete an entry of table, where the design keeps
+// it: a row of its own, or a column of a row.
 func (d *dataset) put(table string, key, val []byte) {
 	d.t.Helper()
-	must(d.t, d.st.Mutate(d.ctx, table, store.Put(key, cellOf(val))))
+	t := d.layout.Table(table)
+	if len(key) != t.Len { // a key no entry has: a row of its own, where it must be
+		must(d.t, d.st.Mutate(d.ctx, t.Store, store.Put(key, cellOf(val))))
+		return
+	}
+	must(d.t, d.st.Mutate(d.ctx, t.Store, entry.Put(t, key, val)))
 }
 
 func (d *dataset) del(table string, key []byte) {
 	d.t.Helper()
-	must(d.t, d.st.Mutate(d.ctx, table, store.Delete(key)))
+	t := d.layout.Table(table)
+	must(d.t, d.st.Mutate(d.ctx, t.Store, entry.Delete(t, key)))
 }
 
 // indexKey is the key comment c's row has in an index table.
@@ -168,9 +189,9 @@ func (d *dataset) rankKey(product string, rank int) []byte {
 // ranked is the comment key at a product's rank.
 func (d *dataset) ranked(product string, rank int) []byte {
 	d.t.Helper()
-	row, err := d.st.Get(d.ctx, keys.ProductRank, d.rankKey(product, rank))
+	rows, err := entry.Get(d.ctx, d.st, d.layout.Table(keys.ProductRank), [][]byte{d.rankKey(product, rank)})
 	must(d.t, err)
-	v, ok := row.Value(keys.Qualifier)
+	v, ok := rows[0].Value(keys.Qualifier)
 	if !ok {
 		d.t.Fatalf("product %s has no rank %d", product, rank)
 	}
@@ -180,9 +201,14 @@ func (d *dataset) ranked(product string, rank int) []byte {
 // exists says whether table holds key.
 func (d *dataset) exists(table string, key []byte) bool {
 	d.t.Helper()
-	row, err := d.st.Get(d.ctx, table, key)
+	if t := d.layout.Table(table); len(key) != t.Len {
+		row, err := d.st.Get(d.ctx, t.Store, key)
+		must(d.t, err)
+		return row.Found()
+	}
+	rows, err := entry.Get(d.ctx, d.st, d.layout.Table(table), [][]byte{key})
 	must(d.t, err)
-	return row.Found()
+	return rows[0].Found()
 }
 
 // assertSamples checks that each of a counter's samples, in order,
@@ -217,6 +243,9 @@ func TestCounterUnreferenced(t *testing.T) {
 			inject: func(d *dataset) { d.del(table, d.indexKey(table, d.byProd[d.products[0]][5])) },
 			want:   map[string]int64{table + ".unreferenced": 1},
 			plan:   repairPlan{puts: 1},
+			// The product's count still counts the row: off by one, set
+			// again by the repair to the entries the row then holds.
+			wantFor: map[string]map[string]int64{"between": {table + ".unreferenced": 1, table + ".count_off": 1}},
 			afterRepair: func(t *testing.T, d *dataset, _ Report) {
 				if !d.exists(table, d.indexKey(table, d.byProd[d.products[0]][5])) {
 					t.Error("the repair did not write the missing row back")
@@ -257,6 +286,9 @@ func TestCounterUndefined(t *testing.T) {
 		},
 		want: map[string]int64{"user-comment.undefined": 1, "product-comment.undefined": 1},
 		plan: repairPlan{deletes: 2},
+		wantFor: map[string]map[string]int64{
+			"feed": {"user-comment.undefined": 1, "product-comment.undefined": 1, "latest-comment.undefined": 1}},
+		planFor: map[string]repairPlan{"feed": {deletes: 3}},
 	})
 	runCounterFaults(t, faults)
 }
@@ -1002,7 +1034,7 @@ func TestRerankOnAnyRankProblem(t *testing.T) {
 // A repair collects at most MaxRepairs actions, puts, deletes and reranks
 // together; the rest are counted, left for the next run.
 func TestRepairsBounded(t *testing.T) {
-	r := newRepairs(true)
+	r := newRepairs(true, keys.Unique)
 	r.puts = make([]indexAction, MaxRepairs/2)
 	r.dels = make([]indexAction, MaxRepairs/4)
 	r.reranks = make([]string, MaxRepairs-MaxRepairs/2-MaxRepairs/4-1)
@@ -1017,10 +1049,46 @@ func TestRepairsBounded(t *testing.T) {
 	if rep.Dropped != 3 || rep.Puts != MaxRepairs/2 || rep.Reranks != len(r.reranks) {
 		t.Errorf("report %+v", rep)
 	}
-	off := newRepairs(false)
+	off := newRepairs(false, keys.Unique)
 	off.put("t", nil, nil)
 	off.rerank("p")
 	if len(off.puts)+len(off.reranks) != 0 || off.dropped != 0 {
 		t.Error("a check without --repair collected actions")
 	}
+}
+
+// A listing kept with a count in its owner's row (between's) is checked
+// against the entries beside it; the repair sets a count that is off to
+// the entries the row holds.
+func TestCounterCountOff(t *testing.T) {
+	meta := func(d *dataset, table, owner string, v []byte) {
+		t := d.layout.Table(table)
+		must(d.t, d.st.Mutate(d.ctx, t.Store, store.Put([]byte(owner), store.Cell{Qualifier: t.Meta, Value: v})))
+	}
+	recounted := func(n int) func(t *testing.T, d *dataset, r Report) {
+		return func(t *testing.T, d *dataset, r Report) {
+			if r.Repair.Recounts != n {
+				t.Errorf("the repair sets %d counts, want %d", r.Repair.Recounts, n)
+			}
+		}
+	}
+	runCounterFaults(t, []counterFault{
+		{name: "a product's count bumped", designs: []string{"between"}, inject: func(d *dataset) {
+			meta(d, keys.ProductComment, d.products[1], comments.EncodeCount(99))
+		}, want: map[string]int64{"product-comment.count_off": 1}, also: func(t *testing.T, d *dataset, r Report) {
+			assertSamples(t, r, "product-comment.count_off", "counts 99, holds 12 entries")
+			recounted(1)(t, d, r)
+		}},
+		{name: "a user's count of 3 bytes", designs: []string{"between"}, inject: func(d *dataset) {
+			meta(d, keys.UserComment, d.users[2], []byte("abc"))
+		}, want: map[string]int64{"user-comment.count_off": 1}, also: recounted(1)},
+		{name: "a count with no entries beside it", designs: []string{"between"}, inject: func(d *dataset) {
+			meta(d, keys.ProductComment, "NoCommentP", comments.EncodeCount(1))
+		}, want: map[string]int64{"product-comment.count_off": 1}, also: func(t *testing.T, d *dataset, r Report) {
+			assertSamples(t, r, "product-comment.count_off", "counts 1, holds 0 entries")
+			if r.Indexes[1].Collections != 4 {
+				t.Errorf("%d collections, want 4: the three products and the count alone", r.Indexes[1].Collections)
+			}
+		}},
+	})
 }

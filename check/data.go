@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"commentbench/keys"
+	"commentbench/entry"
 	"commentbench/spread"
 	"commentbench/store"
 )
@@ -19,15 +19,44 @@ type RegionData struct {
 	Server string `json:"server"`
 	Range  string `json:"range"`
 	Rows   int64  `json:"rows"`
-	Bytes  int64  `json:"bytes"` // row keys and values
+	Cells  int64  `json:"cells"`
+	Bytes  int64  `json:"bytes"` // row keys, qualifiers and values
+	// rows are the region's biggest rows, biggest first.
+	rows []RowSize
 }
 
-// TableData is how one table's data sits on its regions and servers.
+// RowSize is one row's size: what a wide row costs, and what no split can
+// divide.
+type RowSize struct {
+	Row   string `json:"row"` // decoded, as the design reads it
+	Cells int64  `json:"cells"`
+	Bytes int64  `json:"bytes"` // its key, qualifiers and values
+	key   []byte
+}
+
+// TopRows is how many of its biggest rows a table's spread names.
+const TopRows = 3
+
+// keep files a row's size among the region's biggest.
+func (d *RegionData) keep(key []byte, cells, bytes int64) {
+	if len(d.rows) == TopRows && bytes <= d.rows[TopRows-1].Bytes {
+		return
+	}
+	r := RowSize{Cells: cells, Bytes: bytes, key: slices.Clone(key)}
+	i, _ := slices.BinarySearchFunc(d.rows, r, func(a, b RowSize) int { return int(b.Bytes - a.Bytes) })
+	d.rows = slices.Insert(d.rows, i, r)[:min(len(d.rows)+1, TopRows)]
+}
+
+// TableData is how one store table's data sits on its regions and
+// servers.
 type TableData struct {
 	Table   string       `json:"table"`
 	Rows    int64        `json:"rows"`
+	Cells   int64        `json:"cells"`
 	Bytes   int64        `json:"bytes"`
 	Regions []RegionData `json:"regions"` // in key order
+	// BiggestRows are the table's biggest rows by bytes, biggest first.
+	BiggestRows []RowSize `json:"biggest_rows"`
 	// Over regions and over servers, by bytes: max/mean (1 is even) and
 	// Gini (0 is even).
 	RegionMaxMean float64 `json:"region_max_mean"`
@@ -65,6 +94,11 @@ type tally struct {
 	data    []RegionData
 	at      int  // the region the last row fell in
 	done    bool // the pass read the table to its end
+	// The row being read, a batch of its cells at a time: its key, cells
+	// and bytes so far (a wide row comes in batches).
+	key          []byte
+	reading      bool
+	cells, bytes int64
 }
 
 func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
@@ -86,52 +120,104 @@ func (c *checker) newTally(ctx context.Context, table string) (*tally, error) {
 // that reads it whole.
 func (t *tally) reset() {
 	for i := range t.data {
-		t.data[i].Rows, t.data[i].Bytes = 0, 0
+		t.data[i].Rows, t.data[i].Cells, t.data[i].Bytes, t.data[i].rows = 0, 0, 0, nil
 	}
-	t.at, t.done = 0, false
+	t.at, t.done, t.reading, t.cells, t.bytes = 0, false, false, 0, 0
 }
 
-// add counts row in its region: the last whose start it has reached.
+// add counts row, or a batch of its cells, in its region: the last whose
+// start it has reached.
 func (t *tally) add(row store.Row) {
-	for t.at+1 < len(t.regions) && bytes.Compare(row.Key, t.regions[t.at+1].Start) >= 0 {
-		t.at++
+	n := rowBytes(row)
+	if t.reading && bytes.Equal(row.Key, t.key) { // the row's next batch: its key counts once
+		n -= int64(len(row.Key))
+	} else {
+		t.flush()
+		for t.at+1 < len(t.regions) && bytes.Compare(row.Key, t.regions[t.at+1].Start) >= 0 {
+			t.at++
+		}
+		t.key, t.reading = append(t.key[:0], row.Key...), true
+		t.data[t.at].Rows++
 	}
-	t.data[t.at].Rows++
-	t.data[t.at].Bytes += rowBytes(row)
+	d := &t.data[t.at]
+	d.Cells += int64(len(row.Cells))
+	d.Bytes += n
+	t.cells += int64(len(row.Cells))
+	t.bytes += n
 }
 
+// flush files the row read last among its region's biggest.
+func (t *tally) flush() {
+	if t.reading {
+		t.data[t.at].keep(t.key, t.cells, t.bytes)
+	}
+	t.reading, t.cells, t.bytes = false, 0, 0
+}
+
+// finish ends a read of the whole table.
+func (t *tally) finish() {
+	t.flush()
+	t.done = true
+}
+
+// rowBytes is a row's key and its cells' qualifiers and values: in the
+// seed's design, where every row is one cell q, its key and value and one
+// byte.
 func rowBytes(row store.Row) int64 {
 	n := int64(len(row.Key))
 	for _, cell := range row.Cells {
-		n += int64(len(cell.Value))
+		n += int64(len(cell.Qualifier) + len(cell.Value))
 	}
 	return n
 }
 
-// wholeTable is a pass's read of a whole table, tallied for the spread
-// when the check measures it.
+// wholeTable is a pass's read of a whole table's entries in key order,
+// tallied for the spread when the check measures it and the table is its
+// store table's only one, in rows of the seed's shape. The entries of a
+// table kept in columns, or in another table's rows, are read a batch of
+// each row's cells at a time and handed on one entry each (entry.Each);
+// the spread of such a store table is measured by a read of its own.
 func (c *checker) wholeTable(ctx context.Context, table string) iter.Seq2[store.Row, error] {
-	t := c.tallies[table]
-	if t == nil || t.done { // a join's second read is not counted again
-		return c.rows(ctx, table, store.Scan{})
+	tk := c.o.Layout.Table(table)
+	plain := !tk.Wide() && len(c.o.Layout.InStore(tk.Store)) == 1
+	var t *tally
+	if tk.Store == table { // a store table is tallied by its own table's pass
+		t = c.tallies[table]
+	}
+	scan := c.rows(ctx, tk.Store, entry.ScanOf(tk, store.Scan{}))
+	if plain {
+		scan = c.rows(ctx, table, store.Scan{})
 	}
 	return func(yield func(store.Row, error) bool) {
-		for row, err := range c.rows(ctx, table, store.Scan{}) {
-			if err == nil {
+		counting := t != nil && !t.done // a join's second read is not counted again
+		for row, err := range scan {
+			if err != nil {
+				yield(store.Row{}, err)
+				return
+			}
+			if counting {
 				t.add(row)
 			}
-			if !yield(row, err) || err != nil {
+			if plain {
+				if !yield(row, nil) {
+					return
+				}
+				continue
+			}
+			if !entry.Each(tk, row, func(e store.Row) bool { return yield(e, nil) }) {
 				return
 			}
 		}
-		t.done = true
+		if counting {
+			t.finish()
+		}
 	}
 }
 
-// startTallies readies a tally per table, before the passes start.
+// startTallies readies a tally per store table, before the passes start.
 func (c *checker) startTallies(ctx context.Context) error {
 	c.tallies = map[string]*tally{}
-	for _, table := range keys.Tables {
+	for _, table := range c.o.Layout.StoreTables() {
 		t, err := c.newTally(ctx, table)
 		if err != nil {
 			return err
@@ -147,7 +233,7 @@ func (c *checker) spread(ctx context.Context) (*DataSpread, error) {
 	var regions []store.Region
 	var data []RegionData
 	var todo []int
-	for _, table := range keys.Tables {
+	for _, table := range c.o.Layout.StoreTables() {
 		t := c.tallies[table]
 		for i := range t.regions {
 			if !t.done {
@@ -176,18 +262,37 @@ func (c *checker) spread(ctx context.Context) (*DataSpread, error) {
 			return nil, err
 		}
 	}
-	return summarizeSpread(regions, data), nil
+	return summarizeSpread(regions, data, c.o.Layout.Describe), nil
 }
 
+// regionData reads a region's rows, a batch of cells at a time so a wide
+// row of any size is read in pieces, and sums them up.
 func (c *checker) regionData(ctx context.Context, r store.Region) (RegionData, error) {
 	d := RegionData{Name: r.Name, Server: r.Server, Range: c.keyRange(r)}
-	for row, err := range c.rows(ctx, r.Table, store.Scan{Start: r.Start, Stop: r.End}) {
+	var key []byte
+	var cells, size int64
+	flush := func() {
+		if key != nil {
+			d.Rows++
+			d.keep(key, cells, size)
+		}
+	}
+	for row, err := range c.rows(ctx, r.Table, store.Scan{Start: r.Start, Stop: r.End, Batch: entry.Batch}) {
 		if err != nil {
 			return d, err
 		}
-		d.Rows++
-		d.Bytes += rowBytes(row)
+		if key == nil || !bytes.Equal(row.Key, key) { // a row's next batch has its key again
+			flush()
+			key, cells, size = append(key[:0], row.Key...), 0, int64(len(row.Key))
+			d.Bytes += int64(len(row.Key))
+		}
+		n := rowBytes(row) - int64(len(row.Key))
+		cells += int64(len(row.Cells))
+		size += n
+		d.Cells += int64(len(row.Cells))
+		d.Bytes += n
 	}
+	flush()
 	return d, nil
 }
 
@@ -201,7 +306,7 @@ func (c *checker) keyRange(r store.Region) string {
 	return "[" + show(r.Start, "start") + ", " + show(r.End, "end") + ")"
 }
 
-func summarizeSpread(regions []store.Region, data []RegionData) *DataSpread {
+func summarizeSpread(regions []store.Region, data []RegionData, describe spread.Describe) *DataSpread {
 	ds := &DataSpread{}
 	servers := map[string]*ServerData{}
 	var order []string
@@ -216,7 +321,7 @@ func summarizeSpread(regions []store.Region, data []RegionData) *DataSpread {
 		for end < len(regions) && regions[end].Table == regions[start].Table {
 			end++
 		}
-		ds.Tables = append(ds.Tables, tableData(regions[start].Table, data[start:end], order))
+		ds.Tables = append(ds.Tables, tableData(regions[start].Table, data[start:end], order, describe))
 		start = end
 	}
 	for _, d := range data {
@@ -231,8 +336,9 @@ func summarizeSpread(regions []store.Region, data []RegionData) *DataSpread {
 	return ds
 }
 
-func tableData(table string, regions []RegionData, servers []string) TableData {
+func tableData(table string, regions []RegionData, servers []string, describe spread.Describe) TableData {
 	t := TableData{Table: table, Regions: regions}
+	var top RegionData
 	byRegion := make([]float64, len(regions))
 	byServer := map[string]float64{}
 	for _, s := range servers {
@@ -240,7 +346,11 @@ func tableData(table string, regions []RegionData, servers []string) TableData {
 	}
 	for i, r := range regions {
 		t.Rows += r.Rows
+		t.Cells += r.Cells
 		t.Bytes += r.Bytes
+		for _, rs := range r.rows {
+			top.keep(rs.key, rs.Cells, rs.Bytes)
+		}
 		byRegion[i] = float64(r.Bytes)
 		byServer[r.Server] += float64(r.Bytes)
 	}
@@ -253,6 +363,10 @@ func tableData(table string, regions []RegionData, servers []string) TableData {
 	bySize := slices.Clone(regions)
 	slices.SortStableFunc(bySize, func(a, b RegionData) int { return int(b.Bytes - a.Bytes) })
 	t.Biggest = bySize[:min(3, len(bySize))]
+	for _, rs := range top.rows {
+		rs.Row = describe(table, rs.key)
+		t.BiggestRows = append(t.BiggestRows, rs)
+	}
 	if len(bySize) > 0 {
 		t.Smallest = bySize[len(bySize)-1]
 	}

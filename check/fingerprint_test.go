@@ -134,9 +134,24 @@ func TestConsistentIndexesReadOnce(t *testing.T) {
 			if !rep.Consistent {
 				t.Fatalf("verdict %q", rep.Verdict)
 			}
-			for _, table := range keys.Tables {
-				if scans[table] != 1 {
-					t.Errorf("%s read %d times, want once: %v", table, scans[table], scans)
+			// A store table is read once for each table kept in it, and once
+			// more for each count kept there; the orders once more when the
+			// comments do not come in their orders' key order (the live
+			// join ends and they are sorted and joined after).
+			l := d.layout
+			for _, table := range l.StoreTables() {
+				want := 0
+				for _, tk := range l.InStore(table) {
+					want++
+					if tk.Meta != nil {
+						want++
+					}
+				}
+				if table == keys.Order && l.Table(keys.Comment).Parts[0].Field != keys.FieldOrderID {
+					want++
+				}
+				if scans[table] != want {
+					t.Errorf("%s read %d times, want %d: %v", table, scans[table], want, scans)
 				}
 			}
 			for _, ix := range rep.Indexes {

@@ -71,7 +71,7 @@ func decodeExpected(v []byte) expected {
 // with none, and the bad ones, which the pass files there). A comment of
 // a proved bucket has its own row, and is not filed at all.
 func (c *checker) index(ctx context.Context, u *unproved, exp, unlisted *extsort.Sorter) (IndexReport, error) {
-	table := indexTables[u.i]
+	table := c.indexes[u.i]
 	r := IndexReport{Table: table}
 	defer exp.Close() // its buffer is not needed past the match
 	defer unlisted.Close()
@@ -91,7 +91,7 @@ type sinks struct{ strays, unlisted *extsort.Sorter }
 // and rows are held only until the next group, in buffers reused from
 // group to group.
 func (c *checker) matchGroups(ctx context.Context, u *unproved, exp *extsort.Sorter, r *IndexReport, out sinks) error {
-	table := indexTables[u.i]
+	table := c.indexes[u.i]
 	g := c.groupLen(table)
 	it, err := exp.Sort()
 	if err != nil {
@@ -294,7 +294,7 @@ func (c *checker) resolve(ctx context.Context, table string, strays, unlisted *e
 	if strays.Len() == 0 {
 		return nil // every row is its comment's own: nothing to read the comments for
 	}
-	comments := newCursor(c.rows(ctx, keys.Comment, store.Scan{}))
+	comments := newCursor(c.wholeTable(ctx, keys.Comment))
 	defer comments.close()
 	nextUnlisted, stopUnlisted := iter.Pull2(sorted(unlisted))
 	defer stopUnlisted()

@@ -158,7 +158,7 @@ func (l *ledgerProof) sumLater(c *checker, p *pass) error {
 // with a length the ledger recorded. The pass made the comment's keys
 // with its own length, and a length in range (see proveLedger) fails no
 // key that another did not: an error here is the check's own.
-func (c *checker) recordedKeys(cm model.CommentHead, written int) ([2][]byte, error) {
+func (c *checker) recordedKeys(cm model.CommentHead, written int) ([maxIndexes][]byte, error) {
 	ix, err := c.indexKeys(cm, written)
 	if err != nil {
 		return ix, fmt.Errorf("check: index keys of a parsed comment with its recorded length %d: %w", written, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -68,7 +69,7 @@ func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, 
 	for i, rr := range rows {
 		cks[i] = rr.ck
 	}
-	got, err := c.st.BatchGet(ctx, keys.Comment, cks)
+	got, err := entry.Get(ctx, c.st, c.o.Layout.Table(keys.Comment), cks)
 	if err != nil {
 		return fmt.Errorf("get %s: %w", keys.Comment, err)
 	}

@@ -13,8 +13,8 @@ import (
 	"commentbench/store"
 )
 
-// indexTables are the two listing indexes, in Report.Indexes order.
-var indexTables = []string{keys.UserComment, keys.ProductComment}
+// maxIndexes is how many listing indexes a design may give (keys.Indexes).
+const maxIndexes = 3
 
 // pass is what a scan of the comment table produced. The first pass
 // files the orders, users and products the comments reference, each in a
@@ -24,7 +24,7 @@ var indexTables = []string{keys.UserComment, keys.ProductComment}
 type pass struct {
 	join bool
 
-	want     [2]*sums
+	want     [maxIndexes]*sums
 	live     *liveOrders     // the first pass's join of the orders as it reads
 	orders   *extsort.Sorter // order key -> userId ‖ comment key, for the orders not joined live
 	users    *referrers      // user key -> comment keys
@@ -37,17 +37,20 @@ type pass struct {
 	// only if it is set.
 	lengths bool
 
-	joins    [2]*unproved       // nil for an index not joined
-	expected [2]*extsort.Sorter // the rows its joined buckets' comments call for
-	unlisted [2]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
+	joins    [maxIndexes]*unproved       // nil for an index not joined
+	expected [maxIndexes]*extsort.Sorter // the rows its joined buckets' comments call for
+	unlisted [maxIndexes]*extsort.Sorter // comment key -> nothing: the bad comments, to start with
 }
 
 func (c *checker) firstPass() *pass {
 	return &pass{live: &liveOrders{}, orders: c.sorter(), users: c.referrers(), products: c.referrers(), want: c.newSums()}
 }
 
-func (c *checker) newSums() [2]*sums {
-	return [2]*sums{newSums(c.groupLen(indexTables[0])), newSums(c.groupLen(indexTables[1]))}
+func (c *checker) newSums() (out [maxIndexes]*sums) {
+	for i, table := range c.indexes {
+		out[i] = newSums(c.groupLen(table))
+	}
+	return out
 }
 
 // joinPass files the expected rows of the unproved indexes' joined
@@ -175,7 +178,7 @@ type parsed struct {
 	row        store.Row
 	cm         model.CommentHead
 	ok, uk, pk []byte
-	ix         [2][]byte
+	ix         [maxIndexes][]byte
 	err        error // a bad comment
 }
 
@@ -214,7 +217,7 @@ func (c *checker) keysOf(pc *parsed) error {
 	k.Table, k.ID = keys.Product, cm.ProductID
 	pc.pk = next(&k)
 	k = keys.Key{UserID: cm.UserID, ProductID: cm.ProductID, OrderID: cm.OrderID, Timestamp: cm.Timestamp, ContentLen: cm.ContentLen}
-	for i, table := range indexTables {
+	for i, table := range c.indexes {
 		k.Table = table
 		pc.ix[i] = next(&k)
 	}
@@ -270,8 +273,11 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 }
 
 // wantRows sums up the comment's expected index rows.
-func (p *pass) wantRows(ck []byte, ix [2][]byte, loose bool) {
+func (p *pass) wantRows(ck []byte, ix [maxIndexes][]byte, loose bool) {
 	for i, w := range p.want {
+		if w == nil {
+			continue
+		}
 		if loose && len(ix[i]) > w.g { // a key with a length in it: any length may be the row's
 			w.leaveOpen(ix[i])
 		} else {
@@ -282,8 +288,11 @@ func (p *pass) wantRows(ck []byte, ix [2][]byte, loose bool) {
 
 // unwantRows takes back the rows wantRows summed for a comment that is
 // not edited.
-func (p *pass) unwantRows(ck []byte, ix [2][]byte) {
+func (p *pass) unwantRows(ck []byte, ix [maxIndexes][]byte) {
 	for i, w := range p.want {
+		if w == nil {
+			continue
+		}
 		w.sub(ix[i], ck)
 	}
 }
@@ -321,8 +330,8 @@ func (c *checker) keyOf(key []byte, cm *model.CommentHead) error {
 // indexKeys are the comment's rows in the two indexes, made with the
 // given content length: both or neither, so a comment is expected in
 // both indexes or in none.
-func (c *checker) indexKeys(cm model.CommentHead, contentLen int) (ks [2][]byte, err error) {
-	for i, table := range indexTables {
+func (c *checker) indexKeys(cm model.CommentHead, contentLen int) (ks [maxIndexes][]byte, err error) {
+	for i, table := range c.indexes {
 		if ks[i], err = c.indexKey(cm, table, contentLen); err != nil {
 			return ks, err
 		}
@@ -341,8 +350,8 @@ func (c *checker) indexKey(cm model.CommentHead, table string, contentLen int) (
 // key is the row's group: the parts before the content length, which an
 // edit never changes (an edit changes the content length, which an index
 // key may also hold, but index rows are written once and never updated).
-func (c *checker) expect(p *pass, ck []byte, ix [2][]byte, loose bool) error {
-	for i, table := range indexTables {
+func (c *checker) expect(p *pass, ck []byte, ix [maxIndexes][]byte, loose bool) error {
+	for i, table := range c.indexes {
 		if u := p.joins[i]; u == nil || !u.join[u.sums.bucket(ix[i])] {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/store"
 )
@@ -25,14 +26,18 @@ type indexAction struct {
 // repairs collects what a repair would do, from checks running in parallel.
 type repairs struct {
 	on      bool
+	layout  *keys.Design
 	mu      sync.Mutex
 	puts    []indexAction
 	dels    []indexAction
 	reranks []string
-	dropped int64
+	// recounts are the collections whose count a repair sets: by table,
+	// the rows that counted wrong or whose entries it puts or deletes.
+	recounts map[string]map[string]bool
+	dropped  int64
 }
 
-func newRepairs(on bool) *repairs { return &repairs{on: on} }
+func newRepairs(on bool, layout *keys.Design) *repairs { return &repairs{on: on, layout: layout} }
 
 func (r *repairs) add(f func()) {
 	if !r.on {
@@ -47,13 +52,44 @@ func (r *repairs) add(f func()) {
 	f()
 }
 
-// put and del keep copies: the checks hand them bytes they reuse.
+// put and del keep copies: the checks hand them bytes they reuse. An
+// entry put or deleted in a collection with a count changes what it
+// should count.
 func (r *repairs) put(table string, key, val []byte) {
-	r.add(func() { r.puts = append(r.puts, indexAction{table, bytes.Clone(key), bytes.Clone(val)}) })
+	r.add(func() {
+		r.puts = append(r.puts, indexAction{table, bytes.Clone(key), bytes.Clone(val)})
+		r.counted(table, key)
+	})
 }
 
 func (r *repairs) del(table string, key []byte) {
-	r.add(func() { r.dels = append(r.dels, indexAction{table: table, key: bytes.Clone(key)}) })
+	r.add(func() {
+		r.dels = append(r.dels, indexAction{table: table, key: bytes.Clone(key)})
+		r.counted(table, key)
+	})
+}
+
+// recount notes a collection whose count is wrong.
+func (r *repairs) recount(table string, row []byte) {
+	r.add(func() { r.mark(table, row) })
+}
+
+// counted notes the collection an entry of table goes in, if it keeps a
+// count; r.mu is held.
+func (r *repairs) counted(table string, key []byte) {
+	if t := r.layout.Table(table); t != nil && t.Meta != nil && len(key) == t.Len {
+		r.mark(table, t.Row(key))
+	}
+}
+
+func (r *repairs) mark(table string, row []byte) {
+	if r.recounts == nil {
+		r.recounts = map[string]map[string]bool{}
+	}
+	if r.recounts[table] == nil {
+		r.recounts[table] = map[string]bool{}
+	}
+	r.recounts[table][string(row)] = true
 }
 
 func (r *repairs) rerank(product string) {
@@ -65,6 +101,9 @@ type RepairReport struct {
 	Puts    int      `json:"index_rows_written"`
 	Deletes int      `json:"index_rows_deleted"`
 	Reranks int      `json:"products_reranked"`
+	// Recounts are the collections whose count the repair sets to the
+	// entries their row holds after it.
+	Recounts int      `json:"counts_set,omitempty"`
 	Dropped int64    `json:"actions_left_for_next_run,omitempty"`
 	Applied bool     `json:"applied"`
 	Cannot  []string `json:"cannot_repair,omitempty"`
@@ -73,6 +112,9 @@ type RepairReport struct {
 
 func (r *repairs) report(rep Report) *RepairReport {
 	out := &RepairReport{Puts: len(r.puts), Deletes: len(r.dels), Reranks: len(r.reranks), Dropped: r.dropped, actions: r}
+	for _, rows := range r.recounts {
+		out.Recounts += len(rows)
+	}
 	for _, ix := range rep.Indexes {
 		if ix.Collided.Count > 0 {
 			out.Cannot = append(out.Cannot, fmt.Sprintf(
@@ -101,7 +143,7 @@ func (r *repairs) report(rep Report) *RepairReport {
 // the ranking job.
 func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.Design) error {
 	a := r.actions
-	if err := mutateAll(ctx, st, a.dels, func(x indexAction) store.Mutation { return store.Delete(x.key) }); err != nil {
+	if err := mutateAll(ctx, st, layout, a.dels, func(t *keys.TableKey, x indexAction) store.Mutation { return entry.Delete(t, x.key) }); err != nil {
 		return err
 	}
 	// HBase keeps a delete's marker and hides every put stamped at or before
@@ -109,9 +151,10 @@ func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.D
 	if len(a.dels) > 0 && len(a.puts) > 0 {
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := mutateAll(ctx, st, a.puts, func(x indexAction) store.Mutation {
-		return store.Put(x.key, store.Cell{Qualifier: keys.Qualifier, Value: x.val})
-	}); err != nil {
+	if err := mutateAll(ctx, st, layout, a.puts, func(t *keys.TableKey, x indexAction) store.Mutation { return entry.Put(t, x.key, x.val) }); err != nil {
+		return err
+	}
+	if err := recount(ctx, st, layout, a.recounts); err != nil {
 		return err
 	}
 	products := slices.Compact(slices.Sorted(slices.Values(a.reranks)))
@@ -123,12 +166,13 @@ func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.D
 	return nil
 }
 
-// mutateAll applies actions in batches per table.
-func mutateAll(ctx context.Context, st store.Store, actions []indexAction, mut func(indexAction) store.Mutation) error {
+// mutateAll applies actions in batches per store table.
+func mutateAll(ctx context.Context, st store.Store, layout *keys.Design, actions []indexAction, mut func(*keys.TableKey, indexAction) store.Mutation) error {
 	const batch = 1000
 	byTable := map[string][]store.Mutation{}
 	for _, x := range actions {
-		byTable[x.table] = append(byTable[x.table], mut(x))
+		t := layout.Table(x.table)
+		byTable[t.Store] = append(byTable[t.Store], mut(t, x))
 	}
 	for table, muts := range byTable {
 		for len(muts) > 0 {

@@ -27,6 +27,7 @@ var (
 	ErrOrderUser       = errors.New("order belongs to another user")
 	ErrCommentNotFound = errors.New("comment not found")
 	ErrBadCursor       = errors.New("cursor does not belong to the listing")
+	ErrNoLatest        = errors.New("the design keeps no latest-comment listing")
 )
 
 // ScanMode is how listings are scanned.
@@ -79,9 +80,12 @@ type Options struct {
 type System struct {
 	st     store.Store
 	layout *keys.Design
-	// The keys every comment write builds, resolved once.
-	comment, order, userComment, productComment *keys.TableKey
-	codec                                       model.Codec
+	// The keys every comment write builds, resolved once: the comment's,
+	// then each listing's the design has, in the order they are put.
+	comment, order *keys.TableKey
+	entryTables    []*keys.TableKey
+	copies         []*keys.TableKey // the listings whose entries copy the comment
+	codec          model.Codec
 	// seedJSON: codec is model.JSON, whose encoders the write path calls
 	// directly (see model.AppendJSONComment).
 	seedJSON   bool
@@ -99,7 +103,15 @@ func New(st store.Store, o Options) *System {
 		s.layout = keys.Seed
 	}
 	s.comment, s.order = s.layout.Table(keys.Comment), s.layout.Table(keys.Order)
-	s.userComment, s.productComment = s.layout.Table(keys.UserComment), s.layout.Table(keys.ProductComment)
+	s.entryTables = []*keys.TableKey{s.comment}
+	for _, name := range keys.Indexes {
+		if t := s.layout.Table(name); t != nil {
+			s.entryTables = append(s.entryTables, t)
+			if t.Copy {
+				s.copies = append(s.copies, t)
+			}
+		}
+	}
 	if s.codec == nil {
 		s.codec = model.JSON
 	}
@@ -116,14 +128,16 @@ func (s *System) Layout() *keys.Design { return s.layout }
 // Store is the backend the system runs on.
 func (s *System) Store() store.Store { return s.st }
 
-// CreateTables creates the eight tables, each pre-split as the design says
-// (scheme is the run's id scheme, regions its --regions), and records the
-// design. Tables that already exist are left as they are; data written with
-// another design is refused with ErrLayoutMismatch before any table is
-// created.
+// CreateTables creates the store's tables the design keeps its entries in
+// (the eight tables of the seed's design), each pre-split as the design
+// says (scheme is the run's id scheme, regions its --regions), and records
+// the design. Tables that already exist are left as they are; data written
+// with another design is refused with ErrLayoutMismatch before any table
+// is created.
 func (s *System) CreateTables(ctx context.Context, scheme keys.Scheme, regions int) error {
-	specs := make([]store.TableSpec, len(keys.Tables))
-	for i, t := range keys.Tables {
+	tables := s.layout.StoreTables()
+	specs := make([]store.TableSpec, len(tables))
+	for i, t := range tables {
 		splits, err := s.layout.Table(t).SplitPoints(scheme, regions)
 		if err != nil {
 			return fmt.Errorf("split %s: %w", t, err)
@@ -238,8 +252,10 @@ func Runs(ctx context.Context, st store.Store) (int64, error) {
 	case found:
 		return int64(binary.BigEndian.Uint64(v)), nil
 	}
+	// Data of a design that keeps comments in other rows was counted from
+	// the first: a comment table's rows are comments only in the seed's.
 	any := false
-	_, err = st.Scan(ctx, keys.Comment, store.Scan{Limit: 1}, func(store.Row) bool { any = true; return false })
+	_, err = st.Scan(ctx, keys.Comment, store.Scan{Limit: 1}, func(r store.Row) bool { _, any = r.Value(keys.Qualifier); return false })
 	if errors.Is(err, store.ErrTableNotFound) {
 		return 0, nil
 	}

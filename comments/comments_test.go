@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"commentbench/comments"
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -81,13 +82,24 @@ func (f *fixture) comment(user, order, product, content string, ts int64) model.
 	return c
 }
 
+// count is how many entries table holds: rows of its own, or columns of
+// the rows it is kept in.
 func (f *fixture) count(table string) int {
 	f.t.Helper()
 	n := 0
-	if _, err := f.st.Scan(f.ctx, table, store.Scan{}, func(store.Row) bool { n++; return true }); err != nil {
+	f.eachEntry(table, func(store.Row) { n++ })
+	return n
+}
+
+// eachEntry hands each entry of table to fn, in key order.
+func (f *fixture) eachEntry(table string, fn func(store.Row)) {
+	f.t.Helper()
+	t := f.sys.Layout().Table(table)
+	if _, err := f.st.Scan(f.ctx, t.Store, entry.ScanOf(t, store.Scan{}), func(r store.Row) bool {
+		return entry.Each(t, r, func(e store.Row) bool { fn(e); return true })
+	}); err != nil {
 		f.t.Fatal(err)
 	}
-	return n
 }
 
 // walk pages a listing to the end and returns every entry.
@@ -125,14 +137,11 @@ func (f *fixture) walkCounted(table, owner string, page func(cursor []byte) (com
 		f.t.Fatalf("%s listing of design %s has %d branches, want %d", table, f.sys.Layout().Name(), got, want)
 	}
 	left := make([]int, len(l.Branches)) // per branch: rows not yet listed
-	if _, err := f.st.Scan(f.ctx, table, store.Scan{}, func(r store.Row) bool {
+	f.eachEntry(table, func(r store.Row) {
 		if l.Owns(r.Key) {
 			left[l.Branch(r.Key)]++
 		}
-		return true
-	}); err != nil {
-		f.t.Fatal(err)
-	}
+	})
 	var all []comments.Entry
 	var cursor []byte
 	for i := 0; ; i++ {
@@ -183,8 +192,8 @@ func builtins(t testing.TB) []*keys.Design {
 		}
 		out = append(out, d)
 	}
-	if len(out) != 5 {
-		t.Fatalf("%d built-in designs, want seed, unique, salted, hashed and time-led", len(out))
+	if len(out) != 7 {
+		t.Fatalf("%d built-in designs, want seed, unique, salted, hashed, time-led, between and feed", len(out))
 	}
 	return out
 }
@@ -593,12 +602,16 @@ func TestRankJobAndStaleRanks(t *testing.T) {
 				}
 				// A listing whose key leads with the product reads its 14
 				// rows; a time-led one reads the whole table to find them.
-				wantRows := int64(14)
-				if lst, _ := l.Listing(keys.ProductComment, p); lst.Filtered {
-					wantRows = 14 + 3
+				// One kept in the product's row reads that row's 14 columns.
+				wantRows, wantCells := int64(14), int64(14)
+				switch lst, _ := l.Listing(keys.ProductComment, p); {
+				case lst.Filtered:
+					wantRows, wantCells = 14+3, 14+3
+				case lst.Wide:
+					wantRows = 1
 				}
-				if st.RowsScanned != wantRows {
-					t.Errorf("rank job scanned %d rows, want %d", st.RowsScanned, wantRows)
+				if st.RowsScanned != wantRows || st.CellsScanned != wantCells {
+					t.Errorf("rank job scanned %d rows, %d cells; want %d, %d", st.RowsScanned, st.CellsScanned, wantRows, wantCells)
 				}
 				top, err := f.sys.Ranked(f.ctx, p, 10)
 				if err != nil {

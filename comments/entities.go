@@ -39,7 +39,7 @@ func (s *System) CreateOrder(ctx context.Context, o model.Order) error {
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, p, keys.Order, o.ID, k[:len(k):len(k)], val)
+	return s.put(ctx, p, s.order, o.ID, k[:len(k):len(k)], val)
 }
 
 // Order reads an order; found is false when there is none.
@@ -53,7 +53,7 @@ func (s *System) Comment(ctx context.Context, orderID, productID string) (model.
 	if err != nil {
 		return model.Comment{}, false, err
 	}
-	row, err := s.st.Get(ctx, keys.Comment, k)
+	row, err := s.getEntry(ctx, s.comment, k)
 	if err != nil {
 		return model.Comment{}, false, fmt.Errorf("get %s: %w", keys.Comment, err)
 	}
@@ -69,7 +69,7 @@ func (s *System) putEntity(ctx context.Context, table, id string, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, new(onePut), table, id, k, val)
+	return s.put(ctx, new(onePut), s.layout.Table(table), id, k, val)
 }
 
 // onePut is a put, its cell, and room for the key and value of an order:
@@ -80,12 +80,12 @@ type onePut struct {
 	buf [96]byte
 }
 
-// put writes val under row key k with p.
-func (s *System) put(ctx context.Context, p *onePut, table, id string, k, val []byte) error {
-	p.c[0] = cell(val)
-	p.m[0] = store.Put(k, p.c[:]...)
-	if err := s.st.Mutate(ctx, table, p.m[:]...); err != nil {
-		return fmt.Errorf("put %s %s: %w", table, id, err)
+// put writes val as entry k of t with p.
+func (s *System) put(ctx context.Context, p *onePut, t *keys.TableKey, id string, k, val []byte) error {
+	p.c[0] = store.Cell{Qualifier: t.Column(k), Value: val}
+	p.m[0] = store.Put(t.Row(k), p.c[:]...)
+	if err := s.st.Mutate(ctx, t.Store, p.m[:]...); err != nil {
+		return fmt.Errorf("put %s %s: %w", t.Table, id, err)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func getEntity[T any](ctx context.Context, s *System, table, id string) (T, bool
 	if err != nil {
 		return zero, false, fmt.Errorf("%s: %w", table, err)
 	}
-	row, err := s.st.Get(ctx, table, k)
+	row, err := s.getEntry(ctx, s.layout.Table(table), k)
 	if err != nil {
 		return zero, false, fmt.Errorf("get %s %s: %w", table, id, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -25,23 +26,30 @@ func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys 
 	if len(commentKeys) > keys.MaxRank {
 		return fmt.Errorf("rank upsert %s: %d comments: want at most %d", productID, len(commentKeys), keys.MaxRank)
 	}
+	t := s.layout.Table(keys.ProductRank)
 	muts := make([]store.Mutation, 0, keys.MaxRank)
 	for i, ck := range commentKeys {
 		k, err := s.layout.RankKey(productID, i+1)
 		if err != nil {
 			return fmt.Errorf("rank upsert: %w", err)
 		}
-		muts = append(muts, store.Put(k, cell(ck)))
+		muts = append(muts, entry.Put(t, k, ck))
 	}
+	var stale [][]byte
 	if !s.stale {
-		stale, err := s.ranksAbove(ctx, productID, len(commentKeys))
-		if err != nil {
+		var err error
+		if stale, err = s.ranksAbove(ctx, productID, len(commentKeys)); err != nil {
 			return err
 		}
-		muts = append(muts, stale...)
+	}
+	if t.Wide() {
+		return s.upsertRow(ctx, t, productID, muts, stale)
+	}
+	for _, k := range stale {
+		muts = append(muts, store.Delete(k))
 	}
 	if len(commentKeys) > 0 {
-		if err := s.st.Mutate(ctx, keys.ProductRank, muts[0]); err != nil {
+		if err := s.st.Mutate(ctx, t.Store, muts[0]); err != nil {
 			return fmt.Errorf("rank upsert %s: %w", productID, err)
 		}
 		muts = muts[1:]
@@ -49,39 +57,70 @@ func (s *System) UpsertRanks(ctx context.Context, productID string, commentKeys 
 	if len(muts) == 0 {
 		return nil
 	}
-	if err := s.st.Mutate(ctx, keys.ProductRank, muts...); err != nil {
+	if err := s.st.Mutate(ctx, t.Store, muts...); err != nil {
 		return fmt.Errorf("rank upsert %s: %w", productID, err)
 	}
 	return nil
 }
 
-// ranksAbove returns deletes for a product's existing ranks above n. It
+// upsertRow writes a ranking kept in one row's columns: its ranks and the
+// deletes of the stale ones in one row mutation, so a reader sees the old
+// ranking or the new one, never a mix.
+func (s *System) upsertRow(ctx context.Context, t *keys.TableKey, productID string, puts []store.Mutation, stale [][]byte) error {
+	var m store.Mutation
+	for _, p := range puts {
+		m.Row = p.Row
+		m.Cells = append(m.Cells, p.Cells...)
+	}
+	for _, k := range stale {
+		m.Row = t.Row(k)
+		m.DeleteColumns = append(m.DeleteColumns, t.Column(k))
+	}
+	if m.Row == nil {
+		return nil
+	}
+	if err := s.st.Mutate(ctx, t.Store, m); err != nil {
+		return fmt.Errorf("rank upsert %s: %w", productID, err)
+	}
+	return nil
+}
+
+// ranksAbove returns the keys of a product's existing ranks above n. It
 // reads first so that a job run leaves no delete markers for ranks that
 // never existed.
-func (s *System) ranksAbove(ctx context.Context, productID string, n int) ([]store.Mutation, error) {
+func (s *System) ranksAbove(ctx context.Context, productID string, n int) ([][]byte, error) {
 	l, err := s.layout.Listing(keys.ProductRank, productID)
 	if err != nil {
 		return nil, fmt.Errorf("rank upsert: %w", err)
 	}
-	var dels []store.Mutation
+	var out [][]byte
 	_, err = s.scanAll(ctx, l, func(r store.Row) {
 		if k, derr := s.layout.Decode(keys.ProductRank, r.Key); derr != nil || k.Rank > n {
-			dels = append(dels, store.Delete(r.Key))
+			out = append(out, r.Key)
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rank upsert: %w", err)
 	}
-	return dels, nil
+	return out, nil
 }
 
 // scanAll reads every row of a listing, branch by branch (in no overall
-// order), keeping those the listing owns.
+// order), keeping those the listing owns: a scan of each branch, or of a
+// wide row's columns, a slice at a time.
 func (s *System) scanAll(ctx context.Context, l keys.Listing, f func(store.Row)) (store.ScanMetrics, error) {
 	var total store.ScanMetrics
-	for _, prefix := range l.Branches {
+	for b, prefix := range l.Branches {
+		if l.Wide {
+			m, err := s.eachSlice(ctx, l, b, f)
+			total.Add(m)
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
 		sc := store.Scan{Start: nilIfEmpty(prefix), Stop: store.PrefixEnd(prefix)}
-		m, err := s.st.Scan(ctx, l.Table, sc, func(r store.Row) bool {
+		m, err := s.st.Scan(ctx, l.Store, sc, func(r store.Row) bool {
 			if l.Owns(r.Key) {
 				f(r)
 			}
@@ -121,7 +160,10 @@ func Better(a, b Candidate) bool {
 type JobStats struct {
 	Products    int
 	RowsScanned int64
-	Ranked      int // rank rows written
+	// CellsScanned are the cells the scans read: a wide listing's entries
+	// are its row's cells.
+	CellsScanned int64
+	Ranked       int // rank rows written
 }
 
 // RankJob is the batch job: for each product, pick its MaxRank best
@@ -149,6 +191,7 @@ func (s *System) RankJobWith(ctx context.Context, productIDs []string, o JobOpti
 	for _, pid := range productIDs {
 		best, m, err := s.bestComments(ctx, pid)
 		st.RowsScanned += m.RowsScanned
+		st.CellsScanned += m.CellsScanned
 		if err != nil {
 			return st, err
 		}
@@ -198,7 +241,11 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 			ferr = cmp.Or(ferr, err)
 			return
 		}
-		v, _ := r.Value(keys.Qualifier)
+		v, err := s.referenced(t, r)
+		if err != nil {
+			ferr = cmp.Or(ferr, err)
+			return
+		}
 		c := Candidate{CommentKey: v, ContentLen: k.ContentLen, Timestamp: k.Timestamp}
 		if keyHasLen {
 			top.add(c)
@@ -218,6 +265,20 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 	return top, m, nil
 }
 
+// referenced is the key of the comment an index entry of t refers to: its
+// value, or, for a copy of the comment, the key its ids make.
+func (s *System) referenced(t *keys.TableKey, r store.Row) ([]byte, error) {
+	v, _ := r.Value(keys.Qualifier)
+	if !t.Copy {
+		return v, nil
+	}
+	h, err := model.DecodeHead(s.codec, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s entry %q: %w", t.Table, r.Key, err)
+	}
+	return s.layout.CommentKey(h.OrderID, h.ProductID)
+}
+
 // lengthBatch is how many comments a ranking job reads at once when the
 // design's listing key holds no length.
 const lengthBatch = 500
@@ -230,7 +291,7 @@ func (s *System) fillLengths(ctx context.Context, cs []Candidate) error {
 	for i, c := range cs {
 		cks[i] = c.CommentKey
 	}
-	rows, err := s.st.BatchGet(ctx, keys.Comment, cks)
+	rows, err := entry.Get(ctx, s.st, s.comment, cks)
 	if err != nil {
 		return fmt.Errorf("get %s: %w", keys.Comment, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -36,8 +37,14 @@ type Page struct {
 	// the measure that tells bounded scans from the seed's.
 	Scan store.ScanMetrics
 	// Scans is how many scans the page issued: one per branch of a salted
-	// listing, the price of spreading it.
+	// listing, the price of spreading it. A read of a wide row's columns
+	// counts as one.
 	Scans int
+	// Count is the collection's count, from its metadata column, when the
+	// page read it (a wide listing's first page, whose read of the head
+	// finds it first); Counted says it did.
+	Count   int64
+	Counted bool
 }
 
 // Comments returns the comments that were found, in index order: what the
@@ -85,9 +92,24 @@ func (s *System) Ranked(ctx context.Context, productID string, n int) (Page, err
 	if err != nil {
 		return Page{}, err
 	}
-	p, err := s.resolve(ctx, rows, m)
+	p, err := s.resolve(ctx, l, rows, m)
 	p.Scans = 1
 	return p, err
+}
+
+// LatestPage lists the site's latest comments, newest first, paged like
+// ProductPage: the design's latest-comment listing (seed 003's one row
+// that every comment is written into). ErrNoLatest when the design has
+// none.
+func (s *System) LatestPage(ctx context.Context, cursor []byte, limit int) (Page, error) {
+	if s.layout.Table(keys.LatestComment) == nil {
+		return Page{}, fmt.Errorf("latest comments: design %s: %w", s.layout.Name(), ErrNoLatest)
+	}
+	l, err := s.layout.Listing(keys.LatestComment, "")
+	if err != nil {
+		return Page{}, fmt.Errorf("latest comments: %w", err)
+	}
+	return s.page(ctx, l, cursor, limit)
 }
 
 // branchRow is a row read from one branch of a listing.
@@ -126,7 +148,7 @@ func (s *System) page(ctx context.Context, l keys.Listing, cursor []byte, limit 
 	for _, br := range all[:min(limit, len(all))] {
 		rows = append(rows, br.row)
 	}
-	p, err := s.resolve(ctx, rows, m)
+	p, err := s.resolve(ctx, l, rows, m)
 	p.Next, p.Scans = next, scans
 	return p, err
 }
@@ -140,7 +162,15 @@ func (s *System) branchPage(ctx context.Context, l keys.Listing, cursor []byte, 
 	if cursor != nil && s.mode == Bounded && !l.Owns(cursor) {
 		return Page{}, badCursor(l, cursor)
 	}
-	rows, m, err := s.scanBranch(ctx, l, 0, cursor, limit+1)
+	var rows []store.Row
+	var m store.ScanMetrics
+	var err error
+	count := int64(-1)
+	if meta := s.layout.Table(l.Table).Meta; l.Wide && meta != nil {
+		rows, count, m, err = s.readSlice(ctx, l, 0, cursor, limit+1, meta)
+	} else {
+		rows, m, err = s.scanBranch(ctx, l, 0, cursor, limit+1)
+	}
 	if err != nil {
 		return Page{Scans: 1, Scan: m}, err
 	}
@@ -148,8 +178,9 @@ func (s *System) branchPage(ctx context.Context, l keys.Listing, cursor []byte, 
 	if len(rows) > limit {
 		next, rows = rows[limit].Key, rows[:limit]
 	}
-	p, err := s.resolve(ctx, rows, m)
+	p, err := s.resolve(ctx, l, rows, m)
 	p.Next, p.Scans = next, 1
+	p.Count, p.Counted = max(count, 0), count >= 0
 	return p, err
 }
 
@@ -247,11 +278,15 @@ func nextCursor(l keys.Listing, all []branchRow, limit int) []byte {
 }
 
 // scanBranch reads up to n rows of one branch of a listing, from key (nil:
-// from the branch's start).
+// from the branch's start): a scan, or a read of a wide row's columns.
 func (s *System) scanBranch(ctx context.Context, l keys.Listing, branch int, from []byte, n int) ([]store.Row, store.ScanMetrics, error) {
+	if l.Wide {
+		rows, _, m, err := s.readSlice(ctx, l, branch, from, n, nil)
+		return rows, m, err
+	}
 	c := collectors.Get().(*collector)
 	c.l, c.n = l, n
-	m, err := s.st.Scan(ctx, l.Table, s.listScan(l, branch, from, n), c.each)
+	m, err := s.st.Scan(ctx, l.Store, s.listScan(l, branch, from, n), c.each)
 	rows := c.rows
 	*c = collector{each: c.each}
 	collectors.Put(c)
@@ -331,14 +366,22 @@ func nilIfEmpty(b []byte) []byte {
 	return b
 }
 
-// resolve multi-gets the comments the index rows point at.
-func (s *System) resolve(ctx context.Context, rows []store.Row, m store.ScanMetrics) (Page, error) {
+// resolve multi-gets the comments the index rows point at, or, where the
+// listing's entries are copies of the comments, decodes them.
+func (s *System) resolve(ctx context.Context, l keys.Listing, rows []store.Row, m store.ScanMetrics) (Page, error) {
 	p := Page{Entries: make([]Entry, len(rows)), Scan: m}
+	copied := s.layout.Table(l.Table).Copy
 	var ck [][]byte
 	var at []int // entry of each key in ck: an index row with no value gets nothing
 	for i, r := range rows {
 		v, _ := r.Value(keys.Qualifier)
 		p.Entries[i] = Entry{IndexKey: r.Key, CommentKey: v}
+		if copied {
+			if err := s.copyOf(&p.Entries[i], l.Table, r); err != nil {
+				return p, err
+			}
+			continue
+		}
 		if len(v) > 0 {
 			ck, at = append(ck, v), append(at, i)
 		}
@@ -346,7 +389,7 @@ func (s *System) resolve(ctx context.Context, rows []store.Row, m store.ScanMetr
 	if len(ck) == 0 {
 		return p, nil
 	}
-	got, err := s.st.BatchGet(ctx, keys.Comment, ck)
+	got, err := entry.Get(ctx, s.st, s.comment, ck)
 	if err != nil {
 		return p, fmt.Errorf("get %s: %w", keys.Comment, err)
 	}
@@ -358,4 +401,19 @@ func (s *System) resolve(ctx context.Context, rows []store.Row, m store.ScanMetr
 		p.Entries[at[j]].Comment, p.Entries[at[j]].Found = c, found
 	}
 	return p, nil
+}
+
+// copyOf fills e from a clustered listing's entry: the comment is its
+// value, and its key the one its ids make.
+func (s *System) copyOf(e *Entry, table string, r store.Row) error {
+	c, found, err := decodeRow[model.Comment](s.codec, table, r)
+	if err != nil || !found {
+		return err
+	}
+	e.Comment, e.Found = c, true
+	e.CommentKey, err = s.layout.CommentKey(c.OrderID, c.ProductID)
+	if err != nil {
+		return fmt.Errorf("%s entry %q: %w", table, r.Key, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"slices"
 
 	"commentbench/keys"
 )
@@ -68,6 +69,9 @@ type Report struct {
 	Tables      []TablePlan `json:"tables"`
 	Total       Totals      `json:"total"`
 	Replication int         `json:"hdfs_replication"`
+	// Wide: the design keeps some tables' entries as columns of wide rows,
+	// so a table's "rows" are its entries.
+	Wide bool `json:"wide,omitempty"`
 	NotModeled  []string    `json:"not_modeled"`
 }
 
@@ -81,13 +85,20 @@ var NotModeled = []string{
 	"pre-split regions: a table has at least as many regions as it was created with",
 }
 
+// countsNotModeled is what the plan leaves out of a design that keeps
+// collections' counts.
+const countsNotModeled = "a wide listing's count column: one cell in each owner's row"
+
 // Plan models every table after in.Days days of in.CommentsPerDay comments.
 func (m *Model) Plan(in Inputs) Report {
 	r := Report{Modeled: true, Design: m.design.Name(), Inputs: in, CellFormula: CellFormula,
 		Family: keys.Family, Qualifier: string(keys.Qualifier), Values: m.values,
-		Replication: Replication, NotModeled: NotModeled}
+		Replication: Replication, NotModeled: NotModeled, Wide: m.design.Wide()}
+	if m.counts() {
+		r.NotModeled = append(slices.Clone(NotModeled), countsNotModeled)
+	}
 	now, dayBefore := in.CommentsPerDay*int64(in.Days), in.CommentsPerDay*int64(in.Days-1)
-	for _, t := range keys.Tables {
+	for _, t := range m.design.Tables() {
 		tp := m.table(in, t, now, dayBefore)
 		r.Tables = append(r.Tables, tp)
 		r.Total.add(tp)
@@ -107,6 +118,16 @@ func (m *Model) table(in Inputs, t string, now, dayBefore int64) TablePlan {
 	tp.Regions = max(1, int64(math.Ceil(tp.Bytes/float64(in.RegionSize))))
 	tp.NewRegionsPerDay = (tp.Bytes - m.Bytes(t, in.Rows(t, dayBefore))) / float64(in.RegionSize)
 	return tp
+}
+
+// counts reports whether the design keeps a collection's count anywhere.
+func (m *Model) counts() bool {
+	for _, t := range m.design.Tables() {
+		if m.design.Table(t).Meta != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Totals) add(tp TablePlan) {
@@ -136,14 +157,14 @@ func (in Inputs) Rows(table string, comments int64) int64 {
 		// as spread over every product.
 		return min(comments, RanksPerProduct*in.Products)
 	}
-	return comments // comment, user-comment, product-comment: one row each
+	return comments // comment and each listing: one entry each
 }
 
 // perComment is the rows one more comment adds, for the tables that grow
 // with comments without bound.
 func perComment(in Inputs, table string) float64 {
 	switch table {
-	case keys.Comment, keys.UserComment, keys.ProductComment:
+	case keys.Comment, keys.UserComment, keys.ProductComment, keys.LatestComment:
 		return 1
 	case keys.Order:
 		return in.OrdersPerComment

@@ -31,10 +31,20 @@ func (r Report) printHead(b *strings.Builder) {
 		r.Design, Count(in.CommentsPerDay), in.Days)
 	fmt.Fprintf(b, "  %s users, %s products, %s sellers; %.3g order(s) per comment; regions of %s\n",
 		Count(in.Users), Count(in.Products), Count(in.Sellers), in.OrdersPerComment, FormatSize(float64(in.RegionSize)))
-	fmt.Fprintf(b, "a row is one cell, as HBase stores a KeyValue:\n%s\n", wrap("cell = "+r.CellFormula, "  ", "         ", 80))
+	fmt.Fprintf(b, "%s\n%s\n", r.unit(), wrap("cell = "+r.CellFormula, "  ", "         ", 80))
 	fmt.Fprintf(b, "  family %q (%d bytes), qualifier %q (%d); an index row's value is the comment's row key\n",
 		r.Family, len(r.Family), r.Qualifier, len(r.Qualifier))
 	fmt.Fprintf(b, "%s\n", wrap("entity values: "+r.Values.Source, "", "  ", 80))
+}
+
+// unit says what the plan's rows are: rows of one cell, or, in a design
+// with wide rows, entries (a row of the seed's one column, or a column of
+// a wide row), each one cell.
+func (r Report) unit() string {
+	if r.Wide {
+		return "an entry (a row of one cell, or one column of a wide row) is one cell, as HBase stores a KeyValue:"
+	}
+	return "a row is one cell, as HBase stores a KeyValue:"
 }
 
 func (r Report) printFoot(b *strings.Builder) {

@@ -122,7 +122,7 @@ func figuresOf(r *Run) figures {
 	var f figures
 	s := r.Summary
 	for _, t := range s.Spread {
-		if t.Table == results.ListingTable && t.HottestWrites != nil {
+		if t.Table == s.StoreOf(results.ListingTable) && t.HottestWrites != nil {
 			f.hottest, f.hasHottest = t.HottestWrites.Share, true
 		}
 	}

@@ -115,7 +115,8 @@ func (s *synth) interval(d time.Duration) error {
 		}
 		if synthOps[op] == "product-latest" || synthOps[op] == "product-page" {
 			for range n {
-				s.rec.RecordPage(op, 1, int64(10+s.rng.IntN(2)))
+				n := int64(10 + s.rng.IntN(2))
+				s.rec.RecordPage(op, 1, n, n)
 			}
 		}
 	}

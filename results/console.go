@@ -38,6 +38,7 @@ func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	printSpread(&b, s.Spread)
 	printServers(&b, s.Servers)
 	printHotKeys(&b, s.HotKeys)
+	printHotRows(&b, s)
 	printStorage(&b, s.Storage)
 	printSLOs(&b, s.SLOs)
 	printSteps(&b, s.Steps, s.Capacity)
@@ -153,11 +154,12 @@ func printListing(b *strings.Builder, ops []OpSummary) {
 			continue
 		}
 		if first {
-			line(b, "listing cost per page   scans   rows read (mean, max)")
+			line(b, "listing cost per page   scans   rows read (mean, max)   cells read (mean)")
 			first = false
 		}
 		c := o.Listing
-		line(b, "  %-*s %7.1f   %.1f, %d", opWidth, cut(o.Op, opWidth), c.ScansPerPage, c.RowsPerPage, c.MaxRows)
+		rows := fmt.Sprintf("%.1f, %d", c.RowsPerPage, c.MaxRows)
+		line(b, "  %-*s %7.1f   %-22s %.1f", opWidth, cut(o.Op, opWidth), c.ScansPerPage, rows, c.CellsPerPage)
 	}
 }
 
@@ -255,6 +257,9 @@ func printTable(b *strings.Builder, t spread.TableSpread) {
 		cut(t.HottestServer, serverWidth), 100*t.HottestServerShare, t.Ceiling, t.ServerMaxMean)
 	if w := t.HottestWrites; w != nil && t.Table != spread.AllTables {
 		rangeLine(b, fmt.Sprintf("  writes: %.0f%% of %d in one region, ", 100*w.Share, t.Writes), "", t.Table, w.Range)
+	}
+	if u := t.Unsplittable; u != nil {
+		line(b, "  unsplittable: one row took %.0f%% of its writes, %s", 100*u.Share, cut(u.Row, 40))
 	}
 }
 

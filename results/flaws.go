@@ -60,7 +60,7 @@ func (s *Summary) FillFlaws(collided map[string]int64, collidedComments, staleRa
 	}
 	f.RowsPerPage, f.MaxRowsPerPage = c.RowsPerPage(), c.MaxRows
 	for _, t := range s.Spread {
-		if t.Table == ListingTable {
+		if t.Table == s.StoreOf(ListingTable) {
 			f.HottestListingRegion = t.HottestWrites
 		}
 	}

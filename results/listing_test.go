@@ -15,20 +15,20 @@ import (
 // per interval. Op 1 reads no page.
 func pagesA(s *Set) {
 	r1, r2 := s.NewRecorder(), s.NewRecorder()
-	r1.RecordPage(0, 8, 80)
-	r1.RecordPage(0, 8, 88)
+	r1.RecordPage(0, 8, 80, 80)
+	r1.RecordPage(0, 8, 88, 90)
 	s.Collect(t0, t0.Add(time.Second))
-	r1.RecordPage(0, 5, 12)
-	r2.RecordPage(0, 1, 10)
-	r2.RecordPage(2, 1, 10)
+	r1.RecordPage(0, 5, 12, 12)
+	r2.RecordPage(0, 1, 10, 10)
+	r2.RecordPage(2, 1, 10, 31)
 }
 
 // pagesB is another run: more pages of op 0 and op 1's only page.
 func pagesB(s *Set) {
 	r := s.NewRecorder()
-	r.RecordPage(0, 1, 11)
-	r.RecordPage(0, 1, 9)
-	r.RecordPage(1, 2, 7)
+	r.RecordPage(0, 1, 11, 11)
+	r.RecordPage(0, 1, 9, 9)
+	r.RecordPage(1, 2, 7, 7)
 }
 
 func listingOf(t *testing.T, s Summary) map[string]*ListingCost {
@@ -45,9 +45,9 @@ func TestListingCostInSummary(t *testing.T) {
 	s := summaryOf(t, ops, t0, t0.Add(10*time.Second), dataA, pagesA)
 	got := listingOf(t, s)
 	want := map[string]*ListingCost{
-		"list":  {Cost: Cost{Pages: 4, Scans: 22, Rows: 190, MaxRows: 88}, ScansPerPage: 5.5, RowsPerPage: 47.5},
+		"list":  {Cost: Cost{Pages: 4, Scans: 22, Rows: 190, MaxRows: 88, Cells: 192}, ScansPerPage: 5.5, RowsPerPage: 47.5, CellsPerPage: 48},
 		"write": nil, // recorded ops, but no page
-		"rank":  {Cost: Cost{Pages: 1, Scans: 1, Rows: 10, MaxRows: 10}, ScansPerPage: 1, RowsPerPage: 10},
+		"rank":  {Cost: Cost{Pages: 1, Scans: 1, Rows: 10, MaxRows: 10, Cells: 31}, ScansPerPage: 1, RowsPerPage: 10, CellsPerPage: 31},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("listing costs %s\nwant          %s", show(got), show(want))
@@ -76,7 +76,7 @@ func TestListingCostInSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{`"listing"`, `"pages": 4`, `"scans": 22`, `"rows_read": 190`, `"max_rows_per_page": 88`,
-		`"scans_per_page": 5.5`, `"rows_per_page": 47.5`} {
+		`"scans_per_page": 5.5`, `"rows_per_page": 47.5`, `"cells_read": 192`, `"cells_per_page": 48`} {
 		if !strings.Contains(string(raw), key) {
 			t.Errorf("summary.json lacks %s", key)
 		}
@@ -94,9 +94,9 @@ func TestMergeListingCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]*ListingCost{
-		"list":  {Cost: Cost{Pages: 6, Scans: 24, Rows: 210, MaxRows: 88}, ScansPerPage: 4, RowsPerPage: 35},
-		"write": {Cost: Cost{Pages: 1, Scans: 2, Rows: 7, MaxRows: 7}, ScansPerPage: 2, RowsPerPage: 7},
-		"rank":  {Cost: Cost{Pages: 1, Scans: 1, Rows: 10, MaxRows: 10}, ScansPerPage: 1, RowsPerPage: 10},
+		"list":  {Cost: Cost{Pages: 6, Scans: 24, Rows: 210, MaxRows: 88, Cells: 212}, ScansPerPage: 4, RowsPerPage: 35, CellsPerPage: 212.0 / 6},
+		"write": {Cost: Cost{Pages: 1, Scans: 2, Rows: 7, MaxRows: 7, Cells: 7}, ScansPerPage: 2, RowsPerPage: 7, CellsPerPage: 7},
+		"rank":  {Cost: Cost{Pages: 1, Scans: 1, Rows: 10, MaxRows: 10, Cells: 31}, ScansPerPage: 1, RowsPerPage: 10, CellsPerPage: 31},
 	}
 	if !reflect.DeepEqual(listingOf(t, got), want) {
 		t.Errorf("merged listing costs %s\nwant                 %s", show(listingOf(t, got)), show(want))
@@ -138,9 +138,9 @@ func TestPrintListingCost(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"\nlisting cost per page   scans   rows read (mean, max)\n",
-		"\n  list                   5.5   47.5, 88\n",
-		"\n  rank                   1.0   10.0, 10\n",
+		"\nlisting cost per page   scans   rows read (mean, max)   cells read (mean)\n",
+		"\n  list                   5.5   47.5, 88               48.0\n",
+		"\n  rank                   1.0   10.0, 10               31.0\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)

@@ -22,6 +22,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	}
 	out := newSummary(sums[0].Start, sums[0].End)
 	out.Config, out.Spread, out.Backend, out.Merged = sums[0].Config, sums[0].Spread, sums[0].Backend, slices.Clone(names)
+	out.Stores, out.BiggestRows, out.MaxRowSize = sums[0].Stores, sums[0].BiggestRows, sums[0].MaxRowSize
 	acc := map[string]*opAcc{}
 	var order []string
 	for i, s := range sums {
@@ -55,6 +56,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	out.setRates()
 	mergeFlaws(&out, sums)
 	out.HotKeys = mergeHotKeys(sums)
+	out.HotRows = mergeHotRows(sums)
 	out.Load = mergeLoad(sums)
 	return out, nil
 }

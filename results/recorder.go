@@ -79,6 +79,9 @@ type Cost struct {
 	Scans   int64 `json:"scans"`
 	Rows    int64 `json:"rows_read"`
 	MaxRows int64 `json:"max_rows_per_page"`
+	// Cells are the cells the pages read: what a page of a wide row costs,
+	// where it reads one row.
+	Cells int64 `json:"cells_read"`
 }
 
 func (c *Cost) add(o Cost) {
@@ -86,6 +89,7 @@ func (c *Cost) add(o Cost) {
 	c.Scans += o.Scans
 	c.Rows += o.Rows
 	c.MaxRows = max(c.MaxRows, o.MaxRows)
+	c.Cells += o.Cells
 }
 
 // ScansPerPage and RowsPerPage are the means over the pages.
@@ -93,6 +97,9 @@ func (c Cost) ScansPerPage() float64 { return perPage(c.Scans, c.Pages) }
 
 // RowsPerPage is the mean number of rows a page's scans read.
 func (c Cost) RowsPerPage() float64 { return perPage(c.Rows, c.Pages) }
+
+// CellsPerPage is the mean number of cells a page read.
+func (c Cost) CellsPerPage() float64 { return perPage(c.Cells, c.Pages) }
 
 func perPage(n, pages int64) float64 {
 	if pages == 0 {
@@ -143,10 +150,10 @@ func (r *Recorder) Record(op int, intended, start, end time.Time, errKind string
 }
 
 // RecordPage adds one listing page's cost to op: the scans it issued and
-// the rows they read.
-func (r *Recorder) RecordPage(op int, scans, rows int64) {
+// the rows and cells they read.
+func (r *Recorder) RecordPage(op int, scans, rows, cells int64) {
 	r.mu.Lock()
-	r.ops[op].cost.add(Cost{Pages: 1, Scans: scans, Rows: rows, MaxRows: rows})
+	r.ops[op].cost.add(Cost{Pages: 1, Scans: scans, Rows: rows, MaxRows: rows, Cells: cells})
 	r.mu.Unlock()
 }
 

@@ -54,6 +54,10 @@ type Summary struct {
 	// Design is the key design the run used, whole, so runs are compared
 	// by what their keys are, not by what the design was called.
 	Design *DesignRecord `json:"design,omitempty"`
+	// Stores names, for each of the design's tables kept in another's rows,
+	// the store table that keeps it (the spread's figures are the store
+	// tables'): a wide design keeps the product listing in product's rows.
+	Stores map[string]string `json:"stores,omitempty"`
 	// Load is the load phase the run began with, if it had one: unrecorded
 	// writes that filled the store before the warm-up.
 	Load *LoadPhase  `json:"load,omitempty"`
@@ -78,6 +82,14 @@ type Summary struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// HotKeys are the products and users the run worked for most.
 	HotKeys *HotKeys `json:"hot_keys,omitempty"`
+	// HotRows are the rows the run wrote into most, by table.
+	HotRows []HotRow `json:"hot_rows,omitempty"`
+	// BiggestRows are each store table's biggest rows at the run's end,
+	// where they were measured (see Storage); MaxRowSize is the store's
+	// limit on reading one row whole (HBase's hbase.table.max.rowsize),
+	// where known.
+	BiggestRows []TableRows `json:"biggest_rows,omitempty"`
+	MaxRowSize  int64       `json:"max_row_size,omitempty"`
 	// Storage is each table's bytes at the end of the run, measured over
 	// its cells beside the storage model's (modeled_bytes) for as many rows.
 	Storage []TableStorage `json:"storage,omitempty"`
@@ -87,6 +99,14 @@ type Summary struct {
 	// Backend holds the backend's own counters (the HBase client's RPCs,
 	// retries and meta lookups), opaque here.
 	Backend json.RawMessage `json:"backend,omitempty"`
+}
+
+// StoreOf is the store table that keeps the design table's entries.
+func (s *Summary) StoreOf(table string) string {
+	if t, ok := s.Stores[table]; ok {
+		return t
+	}
+	return table
 }
 
 // DesignRecord is a key design as its file gives it.
@@ -120,13 +140,14 @@ type ListingCost struct {
 	Cost
 	ScansPerPage float64 `json:"scans_per_page"`
 	RowsPerPage  float64 `json:"rows_per_page"`
+	CellsPerPage float64 `json:"cells_per_page"`
 }
 
 func listingCost(c Cost) *ListingCost {
 	if c.Pages == 0 {
 		return nil
 	}
-	return &ListingCost{Cost: c, ScansPerPage: c.ScansPerPage(), RowsPerPage: c.RowsPerPage()}
+	return &ListingCost{Cost: c, ScansPerPage: c.ScansPerPage(), RowsPerPage: c.RowsPerPage(), CellsPerPage: c.CellsPerPage()}
 }
 
 // Percentiles of one histogram, in milliseconds.

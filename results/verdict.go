@@ -38,7 +38,7 @@ func (s *Summary) Judge(pageSize int) {
 	j.lost(s)
 	j.slos(s.SLOs)
 	j.scans(s, pageSize)
-	j.hotspots(s.Spread)
+	j.hotspots(s)
 	if p := s.Pacing; p.FellBehind {
 		j.add("behind", Warning, "a lower --rate", p.LateShare,
 			"the run fell behind: %.0f%% of arrivals late, %d never started", 100*p.LateShare, p.Unstarted)
@@ -133,14 +133,20 @@ func (s *Summary) scanMode() string {
 	return c.Scenario.Scan
 }
 
-func (j *judgement) hotspots(ts []spread.TableSpread) {
-	for _, t := range hotspots(ts) {
+func (j *judgement) hotspots(s *Summary) {
+	for _, t := range hotspots(s.Spread) {
 		w := t.HottestWrites
 		cure := "--layout hashed"
-		if t.Table == ListingTable || t.Table == "user-comment" {
+		if t.Table == s.StoreOf(ListingTable) || t.Table == s.StoreOf("user-comment") {
 			cure = "--layout salted"
 		}
 		head := fmt.Sprintf("%s: %.0f%% of writes to one region, ", t.Table, 100*w.Share)
+		if u := t.Unsplittable; u != nil {
+			// No split, and no hash or salt of the row key, divides a row:
+			// a listing kept tall and salted spreads its writes.
+			head = fmt.Sprintf("%s: %.0f%% of writes to one region, %.0f%% of those to one row no split divides, ", t.Table, 100*w.Share, 100*u.Share)
+			cure = "--layout salted"
+		}
 		room := messageWidth(Warning) - utf8.RuneCountInString(head)
 		j.add("hotspot", Warning, cure, w.Share, "%s%s", head, spread.ShortRange(t.Table, w.Range, max(room, minRange)))
 	}

@@ -104,6 +104,74 @@ type TableSpread struct {
 	// Ceiling is 1/HottestServerShare: how many servers' worth of this load
 	// the cluster takes before its hottest server saturates.
 	Ceiling float64 `json:"ceiling"`
+	// Unsplittable, when set, is the row that took most of the hottest
+	// writes region's writes: a region that is one hot row stays hot,
+	// since no split divides a row (see MarkUnsplittable).
+	Unsplittable *RowShare `json:"unsplittable,omitempty"`
+}
+
+// RowShare is one row's part of its region's writes.
+type RowShare struct {
+	Row   string  `json:"row"` // decoded, as the design reads it
+	Share float64 `json:"share"`
+}
+
+// RowWrites are the writes into one row over a period.
+type RowWrites struct {
+	Table  string
+	Key    []byte
+	Writes int64
+}
+
+// Unsplittable is the least part of its region's writes one row must take
+// for the region to be called unsplittable: past half, a split at any row
+// boundary leaves that row's half hot.
+const Unsplittable = 0.5
+
+// MarkUnsplittable names, for each table whose hottest writes region
+// (from loads) took at least Unsplittable of it into one of rows, that
+// row and its share of the region's writes.
+func MarkUnsplittable(ts []TableSpread, loads []Load, rows []RowWrites, describe Describe) {
+	for i := range ts {
+		w := ts[i].HottestWrites
+		if w == nil {
+			continue
+		}
+		l := loadNamed(loads, w.Name)
+		if l == nil || l.Writes == 0 {
+			continue
+		}
+		if r := topRowIn(rows, *l); r != nil && float64(r.Writes) >= Unsplittable*float64(l.Writes) {
+			ts[i].Unsplittable = &RowShare{Row: describeRow(describe, r), Share: min(1, float64(r.Writes)/float64(l.Writes))}
+		}
+	}
+}
+
+func loadNamed(loads []Load, name string) *Load {
+	for i := range loads {
+		if loads[i].Name == name {
+			return &loads[i]
+		}
+	}
+	return nil
+}
+
+// topRowIn is the most written of rows that lies in l's region.
+func topRowIn(rows []RowWrites, l Load) *RowWrites {
+	var top *RowWrites
+	for i, r := range rows {
+		if r.Table == l.Table && l.Contains(r.Key) && (top == nil || r.Writes > top.Writes) {
+			top = &rows[i]
+		}
+	}
+	return top
+}
+
+func describeRow(describe Describe, r *RowWrites) string {
+	if describe != nil {
+		return describe(r.Table, r.Key)
+	}
+	return fmt.Sprintf("%s[%q]", r.Table, r.Key)
 }
 
 // Tracker turns snapshots of ever-growing region counters into per-interval

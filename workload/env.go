@@ -27,24 +27,25 @@ const (
 	OpRankJob
 	OpRanked
 	OpEdit
+	OpSiteLatest
 )
 
 // OpNames are the operations' names in results and SLO expressions.
 var OpNames = []string{"order-create", "comment-write", "burst-write", "multi-order-write",
-	"product-latest", "product-page", "user-timeline", "rank-job", "ranked", "comment-edit"}
+	"product-latest", "product-page", "user-timeline", "rank-job", "ranked", "comment-edit", "site-latest"}
 
 // actionOf names what each actor does for its user, end to end: an action
 // is one arrival, from when it was due to the end of its last op.
 var actionOf = map[string]string{
 	"write": "post-comment", "burst": "post-burst", "multi-order": "post-multi-order",
 	"list": "read-listing", "pager": "walk-listing", "timeline": "walk-timeline",
-	"ranker": "rank-job", "ranked": "read-ranking", "editor": "edit-comment",
+	"ranker": "rank-job", "ranked": "read-ranking", "editor": "edit-comment", "latest": "read-latest",
 }
 
 // ActionNames are the actions' names, in results as results.ActionPrefix
 // plus the name (and so in SLO expressions: action:post-comment:p99<=300ms).
 var ActionNames = []string{"post-comment", "post-burst", "post-multi-order", "read-listing",
-	"walk-listing", "walk-timeline", "rank-job", "read-ranking", "edit-comment"}
+	"walk-listing", "walk-timeline", "rank-job", "read-ranking", "edit-comment", "read-latest"}
 
 // ResultNames are what a results.Set records: the ops, then the actions.
 func ResultNames() []string {
@@ -227,7 +228,7 @@ func (w *Worker) note(op int, due, start, end time.Time, err error) {
 func (w *Worker) recordPage(op int, start time.Time, pg comments.Page, err error) {
 	w.record(op, start, err)
 	if w.counting && err == nil {
-		w.rec.RecordPage(op, int64(pg.Scans), pg.Scan.RowsScanned)
+		w.rec.RecordPage(op, int64(pg.Scans), pg.Scan.RowsScanned, pg.Scan.CellsScanned)
 	}
 }
 

@@ -395,13 +395,17 @@ func LocateHotKeys(ctx context.Context, st store.Store, layout *keys.Design, des
 	for i := range results.HotLists {
 		for j := range *h.List(i).Keys {
 			k := &(*h.List(i).Keys)[j]
-			rs, ok := regions[k.Table]
+			t := layout.Table(k.Table)
+			if t == nil {
+				continue
+			}
+			rs, ok := regions[t.Store]
 			if !ok {
 				var err error
-				if rs, err = st.Regions(ctx, k.Table); err != nil {
+				if rs, err = st.Regions(ctx, t.Store); err != nil {
 					return h, err
 				}
-				regions[k.Table] = rs
+				regions[t.Store] = rs
 			}
 			locate(k, rs, layout, describe)
 		}
@@ -417,7 +421,12 @@ func locate(k *results.HotKey, rs []store.Region, layout *keys.Design, describe 
 	}
 	spanned := map[int]bool{}
 	for b, pre := range l.Branches {
-		in := overlapping(rs, pre, store.PrefixEnd(pre))
+		end := store.PrefixEnd(pre)
+		if l.Wide { // a wide listing's branch is one row: the region holding it
+			pre = pre[:l.RowLen]
+			end = append(bytes.Clone(pre), 0)
+		}
+		in := overlapping(rs, pre, end)
 		if b == 0 && len(in) > 0 {
 			r := rs[in[0]]
 			k.Region, k.Server, k.Range = r.Name, r.Server, regionRange(r, describe)

@@ -20,6 +20,7 @@ var presets = map[string]func() Scenario{
 	"deep-pagination": deepPaginationPreset,
 	"ci":              ciPreset,
 	"trial":           trialPreset,
+	"shapes":          shapesPreset,
 }
 
 // PresetNames lists the presets, sorted.
@@ -106,8 +107,10 @@ func ciPreset() Scenario {
 	s.Duration, s.Ops, s.Workers, s.Clock = presetSeconds(60), 3000, 1, "logical"
 	s.MaxPages = 5
 	s.Burst = BurstSpec{Size: 4, EqualLength: 1}
+	// latest reads only where the design keeps the site's latest comments:
+	// elsewhere it is left out, and the other actors' picks are as they were.
 	s.Mix = map[string]float64{"write": 30, "burst": 5, "multi-order": 5, "list": 15,
-		"pager": 10, "timeline": 10, "ranker": 5, "ranked": 10, "editor": 10}
+		"pager": 10, "timeline": 10, "ranker": 5, "ranked": 10, "editor": 10, "latest": 5}
 	return s
 }
 
@@ -129,6 +132,26 @@ func trialPreset() Scenario {
 	s.Burst = BurstSpec{Every: Duration(250 * time.Millisecond), Size: 8, EqualLength: 0.5}
 	s.Mix = map[string]float64{"write": 30, "multi-order": 5, "list": 30, "pager": 10, "timeline": 5,
 		"ranked": 10, "editor": 5, "burst": 5}
+	return s
+}
+
+// shapesPreset is one workload for the three shapes of a listing the
+// seeds describe: tall index rows (--layout unique), a wide row whose
+// columns hold the index beside the comments (between) and time-ordered
+// columns with one row for the whole site (feed). Run it once per design
+// and compare the runs.
+func shapesPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "shapes"
+	s.Description = "One workload for the three shapes of a listing, run once per design (--layout unique, " +
+		"between, feed) and compared: one hot product with 80% of the picks, first pages and walks of " +
+		"its listing, timelines, rankings, and the site's latest comments (on a design that keeps them)."
+	s.Layout = "unique"
+	s.Users, s.Products, s.Sellers, s.Regions = 5_000, 500, 50, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(20), presetSeconds(2), 8
+	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 1, HotShare: 0.8}
+	s.MaxPages, s.RankEvery = 3, presetSeconds(5)
+	s.Mix = map[string]float64{"write": 40, "list": 25, "pager": 10, "timeline": 5, "ranked": 5, "latest": 15}
 	return s
 }
 

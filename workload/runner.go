@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -145,7 +146,7 @@ type run struct {
 // ctx is done; then it stops issuing, drains what is in flight, and returns.
 func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	sc := cfg.Scenario
-	m, err := newMix(sc.Mix)
+	m, err := newMix(runnable(sc.Mix, e.Sys.Layout()))
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -539,6 +540,29 @@ func (r *run) pacing() results.Pacing {
 type mix struct {
 	acts []act
 	cum  []float64
+}
+
+// Unrunnable are the actors of a mix a design gives nothing to do: the
+// latest reader where the design keeps no latest-comment listing. Run
+// leaves them out, and the run's first lines say so.
+func Unrunnable(mix map[string]float64, d *keys.Design) []string {
+	if mix["latest"] > 0 && d.Table(keys.LatestComment) == nil {
+		return []string{"latest"}
+	}
+	return nil
+}
+
+// runnable is mix without the actors the design gives nothing to do.
+func runnable(mix map[string]float64, d *keys.Design) map[string]float64 {
+	drop := Unrunnable(mix, d)
+	if len(drop) == 0 {
+		return mix
+	}
+	out := maps.Clone(mix)
+	for _, name := range drop {
+		delete(out, name)
+	}
+	return out
 }
 
 func newMix(weights map[string]float64) (*mix, error) {

@@ -133,7 +133,7 @@ type BurstSpec struct {
 }
 
 // ActorNames are the actors a mix may weigh, in the order runs use them.
-var ActorNames = []string{"write", "burst", "multi-order", "list", "pager", "timeline", "ranker", "ranked", "editor"}
+var ActorNames = []string{"write", "burst", "multi-order", "list", "pager", "timeline", "ranker", "ranked", "editor", "latest"}
 
 // Duration is a time.Duration read from YAML or a flag as "30s" or
 // "1m30s", or as a plain number of seconds.

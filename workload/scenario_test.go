@@ -14,7 +14,7 @@ import (
 )
 
 func TestPresetsValidate(t *testing.T) {
-	want := []string{"ci", "deep-pagination", "flash-sale", "steady", "trial"}
+	want := []string{"ci", "deep-pagination", "flash-sale", "shapes", "steady", "trial"}
 	if got := PresetNames(); !slices.Equal(got, want) {
 		t.Fatalf("PresetNames() = %v, want %v", got, want)
 	}
@@ -121,7 +121,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 		"duration: 0\nops: 0":               "duration 0 and ops 0: the run would never stop",
 		"warmup: -1s":                       "warmup: -1s is out of range",
 		"interval: 1ms":                     "interval: 1ms is out of range (want 10ms or more)",
-		"layout: hex":                       `layout: unknown layout "hex" (want one of seed, unique, salted, hashed, time-led, or a design file`,
+		"layout: hex":                       `layout: unknown layout "hex" (want one of seed, unique, salted, hashed, time-led, between, feed, or a design file`,
 		"scan: full":                        `scan: scan mode "full"`,
 		"ids: uuid":                         `ids: unknown id scheme "uuid"`,
 		"arrival: bursty":                   `arrival: "bursty" (want constant or poisson)`,

@@ -101,14 +101,20 @@ func printLint(w io.Writer, r keys.LintReport, commentValue int) error {
 		for i, p := range t.Parts {
 			parts[i] = fmt.Sprintf("%s@%d", p.Part, p.Offset)
 		}
-		fmt.Fprintf(&b, "\n%s  %d bytes: %s\n", t.Table, t.Bytes, strings.Join(parts, " "))
+		fmt.Fprintf(&b, "\n%s  %s: %s\n", t.Table, shape(t), strings.Join(parts, " "))
+		if t.Meta != "" {
+			fmt.Fprintf(&b, "  meta     %s: the collection's count, before its entries\n", t.Meta)
+		}
+		if t.Value != "" {
+			fmt.Fprintf(&b, "  value    a copy of the comment (a clustered listing)\n")
+		}
 		fmt.Fprintf(&b, "  example  %s\n           %s\n", t.Example, t.Readable)
 		fmt.Fprintf(&b, "  splits   %s: %s\n", t.Splits, showPoints(t.Points))
 		if t.Listing != "" {
 			fmt.Fprintf(&b, "  listing  %s\n", t.Listing)
 		}
 	}
-	fmt.Fprintf(&b, "\nbytes per comment written: row keys %d, index values %d, comment value %d (JSON, %d bytes of content): %d in all\n",
+	fmt.Fprintf(&b, "\nbytes per comment written: keys %d, index values %d, comment value %d (JSON, %d bytes of content): %d in all\n",
 		r.KeyBytesPerComment, r.IndexValueBytes, commentValue, exampleContent, r.KeyBytesPerComment+r.IndexValueBytes+commentValue)
 	b.WriteString("\nfindings:\n")
 	if len(r.Findings) == 0 {
@@ -131,6 +137,19 @@ func printLint(w io.Writer, r keys.LintReport, commentValue int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shape says how many bytes a table's key takes, and where its entries
+// live when they are columns or in another table's rows.
+func shape(t keys.TableLint) string {
+	var where string
+	if t.Store != "" {
+		where = "in " + t.Store + "'s rows, "
+	}
+	if t.RowBytes == 0 {
+		return fmt.Sprintf("%s%d bytes", where, t.Bytes)
+	}
+	return fmt.Sprintf("%scolumns of a row: row key %d bytes, column %d", where, t.RowBytes, t.Bytes-t.RowBytes)
 }
 
 // showPoints lists split points, the first and last few of a long list.

@@ -52,7 +52,7 @@ func load(o *options, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
-	o.backend.Expect = append(slices.Clone(keys.Tables), comments.MetaTable) // checked before any is created
+	o.backend.Expect = append(o.design.StoreTables(), comments.MetaTable) // checked before any is created
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
 		return fail(stderr, err)
@@ -260,7 +260,8 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	layout := o.design
 	o.runID = newRunID()
 	o.flaws = workload.NewFlaws()
-	sys, err := workload.System(st, sc, o.flaws)
+	rows := workload.CountRows(st) // the system's writes alone: what the harness itself does is not counted
+	sys, err := workload.System(rows, sc, o.flaws)
 	if err != nil {
 		return 0, err
 	}
@@ -271,6 +272,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun, RunID: o.runID}
 	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, %s, seed %d\n",
 		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, o.backend.Describe(), sc.Seed)
+	for _, a := range workload.Unrunnable(sc.Mix, layout) {
+		fmt.Fprintf(stdout, "actor %s left out: design %s keeps no %s listing for it to read\n", a, layout.Name(), keys.LatestComment)
+	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "loadgen: seeding %d users, %d products...\n", sc.Users, sc.Products)
 	}
@@ -294,7 +298,10 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	case sc.Ramp != "":
 		steps = &ramp{results.NewSteps()}
 	}
-	cfg.OnSteady = out.steadyStarts
+	cfg.OnSteady = func() {
+		rows.SetOn(true)
+		out.steadyStarts()
+	}
 	cfg.OnTick = func(t workload.Tick) {
 		if t.Phase == "steady" && o.stopOnBreach {
 			if breached++; !results.BreachedNow(o.slos, t.Interval) {
@@ -319,6 +326,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		rep.Update(st)
 	}
 	res, err := env.Run(ctx, cfg)
+	rows.SetOn(false)
 	rep.Finish()
 	if res.Loaded > 0 {
 		fmt.Fprintf(stdout, "load phase: %d comments in %.1fs (%.0f/s), not recorded\n",
@@ -333,7 +341,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if err != nil {
 		return 0, err
 	}
-	sum, err := o.summarize(context.WithoutCancel(ctx), st, set, res, layout)
+	sum, err := o.summarize(context.WithoutCancel(ctx), st, set, res, layout, rows)
 	if err != nil {
 		return 0, err
 	}
@@ -372,7 +380,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	return sloExit(sum.SLOs), nil
 }
 
-func (o *options) summarize(ctx context.Context, st store.Store, set *results.Set, res workload.Outcome, layout *keys.Design) (results.Summary, error) {
+func (o *options) summarize(ctx context.Context, st store.Store, set *results.Set, res workload.Outcome, layout *keys.Design, rows *workload.RowWrites) (results.Summary, error) {
 	sum, err := set.Summary(res.Start, res.End, o.config())
 	if err != nil {
 		return sum, err
@@ -382,17 +390,33 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds()}
 	}
 	sum.Design = &results.DesignRecord{Name: layout.Name(), Source: string(layout.Source())}
+	for _, t := range layout.Tables() {
+		if store := layout.Table(t).Store; store != t {
+			if sum.Stores == nil {
+				sum.Stores = map[string]string{}
+			}
+			sum.Stores[t] = store
+		}
+	}
 	sum.Durability = o.backend.Durability()
 	servers, err := serverNames(ctx, st)
 	if err != nil {
 		return sum, err
 	}
-	sum.Spread = spread.Tables(res.Loads, servers, describeKey(layout), 3)
-	if sum.HotKeys, err = workload.LocateHotKeys(ctx, st, layout, describeKey(layout), res.HotKeys); err != nil {
+	describe := describeKey(layout)
+	sum.Spread = spread.Tables(res.Loads, servers, describe, 3)
+	if sum.HotKeys, err = workload.LocateHotKeys(ctx, st, layout, describe, res.HotKeys); err != nil {
 		return sum, err
 	}
-	if sum.Storage, err = o.storage(ctx, st, layout); err != nil {
+	if sum.HotRows, err = workload.PlaceRows(ctx, st, rows.Top(hotRowsKept), res.Loads, describe, sum.DurationSec); err != nil {
 		return sum, err
+	}
+	spread.MarkUnsplittable(sum.Spread, res.Loads, workload.RowLoads(sum.HotRows), describe)
+	if sum.Storage, sum.BiggestRows, err = o.storage(ctx, st, layout); err != nil {
+		return sum, err
+	}
+	if o.backend.Backend != "hbase" {
+		sum.MaxRowSize = o.backend.MaxRowSize
 	}
 	if f := o.flaws; f != nil {
 		sum.FillFlaws(f.Collided(), f.CollidedComments(), f.StaleRanks())
@@ -406,6 +430,9 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	}
 	return sum, nil
 }
+
+// hotRowsKept is how many hot rows of each table summary.json keeps.
+const hotRowsKept = 5
 
 // config is the resolved run as summary.json records it.
 func (o *options) config() any {
@@ -492,8 +519,8 @@ func serverNames(ctx context.Context, st store.Store) ([]string, error) {
 // key; pre-split boundaries are id prefixes and print quoted.
 func describeKey(l *keys.Design) spread.Describe {
 	return func(table string, k []byte) string {
-		if _, err := l.Decode(table, k); err == nil {
-			return l.Describe(table, k)
+		if s, ok := l.Decoded(table, k); ok {
+			return s
 		}
 		return keys.QuoteBytes(k)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"commentbench/comments"
+	"commentbench/entry"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/plan"
@@ -259,6 +263,9 @@ func storageModel(ctx context.Context, sc workload.Scenario, d *keys.Design) (*p
 // means every time.
 func sampleValues(ctx context.Context, sc workload.Scenario) (plan.Values, error) {
 	sc.Users, sc.Products, sc.Sellers = min(sc.Users, sampleUsers), min(sc.Products, sampleProducts), min(sc.Sellers, sampleSellers)
+	// An entity's value is its JSON whatever the design's keys: sampled on
+	// the seed's design, every value is a row of its own table, put.
+	sc.Layout = "seed"
 	rec := &sizeRecorder{Store: nop.New()}
 	sys, err := workload.System(rec, sc, nil)
 	if err != nil {
@@ -358,44 +365,92 @@ func (s *sizeRecorder) means() map[string]float64 {
 	return out
 }
 
-// storage measures, at the end of a run, each table's live cells as HBase
-// stores them, beside the model's bytes for as many rows. On the hbase
-// backend it is skipped: a full scan of every table of a real cluster is
-// not the end of a load run's business.
-func (o *options) storage(ctx context.Context, st store.Store, layout *keys.Design) ([]results.TableStorage, error) {
+// storage measures, at the end of a run, each table's live entries as
+// HBase stores them (a cell each), beside the model's bytes for as many
+// entries, and each store table's biggest rows. On the hbase backend it
+// is skipped: a full scan of every table of a real cluster is not the end
+// of a load run's business.
+func (o *options) storage(ctx context.Context, st store.Store, layout *keys.Design) ([]results.TableStorage, []results.TableRows, error) {
 	if o.backend.Backend == "hbase" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if m, ok := st.(*servermodel.Store); ok {
 		st = m.Store // the harness measuring is not modeled load: no queue, no count
 	}
 	m, err := storageModel(ctx, o.sc, layout)
 	if err != nil {
-		return nil, fmt.Errorf("storage: %w", err)
+		return nil, nil, fmt.Errorf("storage: %w", err)
+	}
+	measured := map[string]entrySize{}
+	var biggest []results.TableRows
+	for _, table := range layout.StoreTables() {
+		rows, err := measureStore(ctx, st, layout, table, measured)
+		if err != nil {
+			return nil, nil, fmt.Errorf("storage: %w", err)
+		}
+		if len(rows.Rows) > 0 && rows.Rows[0].Cells > 1 { // a row of one cell is no wide row
+			biggest = append(biggest, rows)
+		}
 	}
 	var out []results.TableStorage
-	for _, t := range keys.Tables {
-		rows, b, err := measureTable(ctx, st, t)
-		if err != nil {
-			return nil, fmt.Errorf("storage: %w", err)
-		}
-		out = append(out, results.TableStorage{Table: t, Rows: rows, MeasuredBytes: b,
-			ModeledBytes: int64(math.Round(m.Bytes(t, rows)))})
+	for _, t := range layout.Tables() {
+		e := measured[t]
+		out = append(out, results.TableStorage{Table: t, Rows: e.entries, MeasuredBytes: e.bytes,
+			ModeledBytes: int64(math.Round(m.Bytes(t, e.entries)))})
 	}
-	return out, nil
+	return out, biggest, nil
 }
 
-// measureTable sums plan.CellBytes over a table's live cells.
-func measureTable(ctx context.Context, st store.Store, table string) (rows, bytes int64, err error) {
-	_, err = st.Scan(ctx, table, store.Scan{}, func(r store.Row) bool {
-		rows++
+// entrySize is a table's entries and their bytes as cells.
+type entrySize struct{ entries, bytes int64 }
+
+// measureStore reads a store table a batch of cells at a time, sums
+// plan.CellBytes over each design table's entries there into sizes, and
+// returns the table's biggest rows by the same measure.
+func measureStore(ctx context.Context, st store.Store, layout *keys.Design, table string, sizes map[string]entrySize) (results.TableRows, error) {
+	tables := layout.InStore(table)
+	top := results.TableRows{Table: table}
+	var key []byte
+	var cells, size int64
+	flush := func() {
+		if key != nil {
+			top.Rows = keepBiggest(top.Rows, results.RowSize{Row: layout.Describe(table, key), Cells: cells, Bytes: size})
+		}
+	}
+	_, err := st.Scan(ctx, table, store.Scan{Batch: entry.Batch}, func(r store.Row) bool {
+		if !bytes.Equal(r.Key, key) {
+			flush()
+			key, cells, size = append(key[:0], r.Key...), 0, 0
+		}
 		for _, c := range r.Cells {
-			bytes += int64(plan.CellBytes(len(r.Key), len(keys.Family), len(c.Qualifier), len(c.Value)))
+			n := int64(plan.CellBytes(len(r.Key), len(keys.Family), len(c.Qualifier), len(c.Value)))
+			cells, size = cells+1, size+n
+			for _, t := range tables {
+				if entry.Of(t, r.Key, c.Qualifier) {
+					e := sizes[t.Table]
+					sizes[t.Table] = entrySize{e.entries + 1, e.bytes + n}
+					break
+				}
+			}
 		}
 		return true
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("scan %s: %w", table, err)
+		return top, fmt.Errorf("scan %s: %w", table, err)
 	}
-	return rows, bytes, nil
+	flush()
+	return top, nil
 }
+
+// keepBiggest files r among the biggest rows, biggest first.
+func keepBiggest(rows []results.RowSize, r results.RowSize) []results.RowSize {
+	if len(rows) == biggestRows && r.Bytes <= rows[biggestRows-1].Bytes {
+		return rows
+	}
+	i, _ := slices.BinarySearchFunc(rows, r, func(a, b results.RowSize) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	rows = slices.Insert(rows, i, r)
+	return rows[:min(len(rows), biggestRows)]
+}
+
+// biggestRows is how many of each table's biggest rows summary.json keeps.
+const biggestRows = 3

@@ -136,7 +136,7 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if err := requireTables(ctx, st); err != nil {
+	if err := requireTables(ctx, st, layout); err != nil {
 		return fail(stderr, err)
 	}
 	if err := o.checkRunOf(ctx, st); err != nil {
@@ -210,8 +210,9 @@ func (o *options) resolveLayout(ctx context.Context, st store.Store, given *keys
 	return recorded, "recorded in the data", nil
 }
 
-// requireTables fails early on a store that holds no comment system.
-func requireTables(ctx context.Context, st store.Store) error {
+// requireTables fails early on a store that holds no comment system of
+// the design.
+func requireTables(ctx context.Context, st store.Store, layout *keys.Design) error {
 	tables, err := st.ListTables(ctx)
 	if err != nil {
 		return err
@@ -220,7 +221,7 @@ func requireTables(ctx context.Context, st store.Store) error {
 	for _, t := range tables {
 		have[t.Name] = true
 	}
-	for _, t := range keys.Tables {
+	for _, t := range layout.StoreTables() {
 		if !have[t] {
 			return fmt.Errorf("table %s is missing: is this a loadgen data directory?", t)
 		}

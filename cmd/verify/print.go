@@ -16,9 +16,15 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 	fmt.Fprintf(&b, "layout %s (%s); %d comments checked\n\n", r.Layout, how, r.References.Comments)
 	fmt.Fprintf(&b, "%-15s %8s %8s %6s %6s %6s %6s %5s %5s %5s\n", "index", "rows", "refd", "unref", "undef", "mismat", "collid", "extra", "badv", "undec")
 	for _, ix := range r.Indexes {
-		fmt.Fprintf(&b, "%-15s %8d %8d %6d %6d %6d %6d %5d %5d %5d\n", ix.Table, ix.Rows, ix.Referenced,
+		fmt.Fprintf(&b, "%-15s %8d %8d %6d %6d %6d %6d %5d %5d %5d\n", cut(ix.Table, 15), ix.Rows, ix.Referenced,
 			ix.Unreferenced.Count, ix.Undefined.Count, ix.Mismatched.Count, ix.Collided.Count, ix.Extra.Count,
 			ix.BadValue.Count, ix.Undecodable.Count)
+	}
+	for _, ix := range r.Indexes {
+		if ix.Collections > 0 || ix.CountOff.Count > 0 {
+			fmt.Fprintf(&b, "%s counts: %d collections, %d counting other than the entries their row holds\n",
+				ix.Table, ix.Collections, ix.CountOff.Count)
+		}
 	}
 	rk, rf := r.Ranks, r.References
 	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
@@ -54,7 +60,8 @@ func printSamples(b *strings.Builder, r check.Report) {
 		all = append(all, named{ix.Table + " unreferenced", ix.Unreferenced}, named{ix.Table + " undefined", ix.Undefined},
 			named{ix.Table + " mismatched", ix.Mismatched}, named{ix.Table + " collided", ix.Collided},
 			named{ix.Table + " extra references", ix.Extra}, named{ix.Table + " rows holding no comment key", ix.BadValue},
-			named{ix.Table + " rows whose key does not decode", ix.Undecodable})
+			named{ix.Table + " rows whose key does not decode", ix.Undecodable},
+			named{ix.Table + " counts other than the entries their row holds", ix.CountOff})
 	}
 	rk, rf := r.Ranks, r.References
 	all = append(all, named{"ranks over limit", rk.OverLimit}, named{"rank gaps", rk.Gaps}, named{"stale ranks", rk.Stale},
@@ -76,11 +83,21 @@ func printSamples(b *strings.Builder, r check.Report) {
 }
 
 func printSpread(b *strings.Builder, s *check.DataSpread) {
-	fmt.Fprintf(b, "\ndata spread (by bytes)\n%-21s %8s %8s %4s %6s %5s %6s %5s\n",
-		"table", "rows", "bytes", "regs", "max/mn", "gini", "srv/mn", "gini")
+	fmt.Fprintf(b, "\ndata spread (by bytes)\n%-21s %8s %8s %8s %4s %6s %5s %6s %5s\n",
+		"table", "rows", "cells", "bytes", "regs", "max/mn", "gini", "srv/mn", "gini")
 	for _, t := range s.Tables {
-		fmt.Fprintf(b, "%-21s %8d %8s %4d %6.2f %5.2f %6.2f %5.2f\n", cut(t.Table, 21), t.Rows, bytesHuman(t.Bytes),
+		fmt.Fprintf(b, "%-21s %8d %8d %8s %4d %6.2f %5.2f %6.2f %5.2f\n", cut(t.Table, 21), t.Rows, t.Cells, bytesHuman(t.Bytes),
 			len(t.Regions), t.RegionMaxMean, t.RegionGini, t.ServerMaxMean, t.ServerGini)
+	}
+	for _, t := range s.Tables {
+		if len(t.BiggestRows) == 0 || t.Cells <= t.Rows {
+			continue // rows of one cell each: none is bigger than a cell
+		}
+		fmt.Fprintf(b, "  %s: biggest rows", t.Table)
+		for _, r := range t.BiggestRows {
+			fmt.Fprintf(b, "  %s %d cells %s", r.Row, r.Cells, bytesHuman(r.Bytes))
+		}
+		fmt.Fprintln(b)
 	}
 	for _, t := range s.Tables {
 		if len(t.Biggest) == 0 || t.Bytes == 0 {
@@ -103,6 +120,9 @@ func printRepair(b *strings.Builder, r *check.RepairReport, dryRun bool) {
 		verb = "would repair (dry run; add --yes to apply)"
 	}
 	fmt.Fprintf(b, "\nrepair: %s: write %d index rows, delete %d, rebuild %d rankings\n", verb, r.Puts, r.Deletes, r.Reranks)
+	if r.Recounts > 0 {
+		fmt.Fprintf(b, "  and set %d collections' counts to the entries their row holds\n", r.Recounts)
+	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %d more actions did not fit in one pass: run again\n", r.Dropped)
 	}
