@@ -2,8 +2,10 @@
 // cluster: connections (one per server address and service, calls
 // multiplexed by call id), region location through the RPC connection
 // registry or ZooKeeper and hbase:meta, the region cache, retries and backoff, the data
-// calls (Get, Mutate, Multi, CheckAndMutate, Scan) over any column families
-// with server-side filters, the master's admin calls (tables, snapshots,
+// calls (Get, Mutate, Multi, RowMutations, CheckAndMutate, Scan, rows whole
+// or in batches and partial results) over any column families with
+// server-side filters (rows, columns, values, column ranges and pages),
+// the master's admin calls (tables, snapshots,
 // cluster status, region moves, the balancer switch, replication peers),
 // and client-side counters.
 //

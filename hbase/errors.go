@@ -20,6 +20,11 @@ var (
 	ErrSnapshotExists   = errors.New("hbase: snapshot exists")
 	ErrNoSnapshot       = errors.New("hbase: no such snapshot")
 	ErrAccessDenied     = errors.New("hbase: access denied")
+	// ErrRowTooBig is a read that would return more of one row than the
+	// cluster's hbase.table.max.rowsize (RowTooBigException); it is not
+	// retried. Read the row in slices (a ColumnPaginationFilter) or scan
+	// it in batches instead.
+	ErrRowTooBig = errors.New("hbase: row too big")
 	// ErrUnavailable wraps Dial failures: no bootstrap node was reachable
 	// or none answered like an HBase server.
 	ErrUnavailable = errors.New("hbase: cluster unavailable")
@@ -38,6 +43,8 @@ var classSentinel = map[string]error{
 	wire.ExcSnapshotDoesNotExist: ErrNoSnapshot,
 	wire.ExcUnknownSnapshot:      ErrNoSnapshot,
 	wire.ExcAccessDenied:         ErrAccessDenied,
+	wire.ExcRowTooBig:            ErrRowTooBig,
+	wire.ExcRowTooBigClient:      ErrRowTooBig,
 }
 
 // Error is an exception raised by the server (call level, Multi region or

@@ -3,6 +3,7 @@ package hbase
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"google.golang.org/protobuf/proto"
 
@@ -58,6 +59,25 @@ type ValueFilter struct {
 
 // ColumnPrefixFilter keeps the cells whose qualifier starts with Prefix.
 type ColumnPrefixFilter struct{ Prefix []byte }
+
+// ColumnRangeFilter keeps the cells whose qualifier lies between Min and
+// Max, each bound inclusive or not; a nil bound is open (HBase's
+// ColumnRangeFilter).
+type ColumnRangeFilter struct {
+	Min          []byte
+	MinInclusive bool
+	Max          []byte
+	MaxInclusive bool
+}
+
+// ColumnPaginationFilter keeps at most Limit columns of each row, the
+// newest version of each, counted across the row's families: those after
+// the first Offset columns or, when ColumnOffset is set, from the first
+// qualifier >= ColumnOffset on (HBase's ColumnPaginationFilter).
+type ColumnPaginationFilter struct {
+	Limit, Offset int
+	ColumnOffset  []byte
+}
 
 // SingleColumnValueFilter keeps whole rows whose Family:Qualifier value
 // compares to Value by Op; a row without the column is kept unless
@@ -150,6 +170,30 @@ func (f ColumnPrefixFilter) encode() (*pb.Filter, error) {
 	return named("ColumnPrefixFilter", &pb.ColumnPrefixFilter{Prefix: nonNil(f.Prefix)})
 }
 
+// encode always sends both inclusive flags: HBase reads an absent one as
+// false.
+func (f ColumnRangeFilter) encode() (*pb.Filter, error) {
+	return named("ColumnRangeFilter", &pb.ColumnRangeFilter{
+		MinColumn: f.Min, MinColumnInclusive: proto.Bool(f.MinInclusive),
+		MaxColumn: f.Max, MaxColumnInclusive: proto.Bool(f.MaxInclusive),
+	})
+}
+
+// encode sends the column offset instead of the offset when there is one,
+// as HBase's toByteArray does.
+func (f ColumnPaginationFilter) encode() (*pb.Filter, error) {
+	if f.Limit < 0 || f.Offset < 0 || f.Limit > math.MaxInt32 || f.Offset > math.MaxInt32 {
+		return nil, fmt.Errorf("hbase: ColumnPaginationFilter limit %d, offset %d: want 0..%d", f.Limit, f.Offset, math.MaxInt32)
+	}
+	m := &pb.ColumnPaginationFilter{Limit: proto.Int32(int32(f.Limit))}
+	if f.ColumnOffset != nil {
+		m.ColumnOffset = f.ColumnOffset
+	} else {
+		m.Offset = proto.Int32(int32(f.Offset))
+	}
+	return named("ColumnPaginationFilter", m)
+}
+
 func (f SingleColumnValueFilter) encode() (*pb.Filter, error) {
 	cf, err := compareFilter(f.Op, f.Value)
 	if err != nil {
@@ -196,6 +240,8 @@ var (
 	_ Filter = QualifierFilter{}
 	_ Filter = ValueFilter{}
 	_ Filter = ColumnPrefixFilter{}
+	_ Filter = ColumnRangeFilter{}
+	_ Filter = ColumnPaginationFilter{}
 	_ Filter = SingleColumnValueFilter{}
 	_ Filter = FilterList{}
 )

@@ -15,12 +15,17 @@ import (
 )
 
 // Mutation is a Put (Cells) or a Delete (delete-typed Cells, or DeleteRow
-// for the whole row) of one row.
+// for the whole row) of one row, or with Increment an Increment.
 type Mutation struct {
 	Row       []byte
 	Family    string
 	Cells     []Cell // Put (or delete-typed cells, see Cell)
 	DeleteRow bool
+	// Increment makes the mutation HBase's Increment: each cell's value is
+	// the 8-byte big-endian delta to add to its column's counter. In a
+	// RowMutations it applies with the row's other mutations, atomically
+	// (HBase 2.4+, HBASE-25242).
+	Increment bool
 	// TTL makes a Put's cells expire TTL after their timestamp (HBase's
 	// per-cell TTL, the mutation's _ttl attribute); 0 never expires them.
 	TTL time.Duration
@@ -154,6 +159,9 @@ func wireCells(m Mutation) ([]wire.Cell, pb.MutationProto_MutationType, error) {
 	if len(m.Cells) == 0 {
 		return nil, 0, errors.New("hbase: mutation without cells")
 	}
+	if m.Increment {
+		return incrementCells(m)
+	}
 	out := make([]wire.Cell, 0, len(m.Cells))
 	puts, dels := 0, 0
 	for _, c := range m.Cells {
@@ -187,6 +195,26 @@ func wireCells(m Mutation) ([]wire.Cell, pb.MutationProto_MutationType, error) {
 	return out, pb.MutationProto_PUT, nil
 }
 
+// incrementCells are an Increment's cells: each a column and its delta, in
+// a cell of type Put, as HBase's client sends them.
+func incrementCells(m Mutation) ([]wire.Cell, pb.MutationProto_MutationType, error) {
+	out := make([]wire.Cell, 0, len(m.Cells))
+	for _, c := range m.Cells {
+		if len(c.Value) != 8 {
+			return nil, 0, fmt.Errorf("hbase: increment of %q by %d bytes, want an 8-byte delta", c.Qualifier, len(c.Value))
+		}
+		wc := wire.Cell{Row: m.Row, Family: c.Family, Qualifier: c.Qualifier, Value: c.Value, Type: wire.TypePut, Timestamp: wire.LatestTimestamp}
+		if len(wc.Family) == 0 {
+			wc.Family = []byte(m.Family)
+		}
+		if err := wc.Check(); err != nil {
+			return nil, 0, fmt.Errorf("hbase: %w", err)
+		}
+		out = append(out, wc)
+	}
+	return out, pb.MutationProto_INCREMENT, nil
+}
+
 // encodeMutation builds the cellblock form of §6.2 and appends its cells.
 func encodeMutation(a *action, block []byte) (*pb.MutationProto, []byte) {
 	for _, wc := range a.cells {
@@ -209,19 +237,77 @@ func (c *Client) Mutate(ctx context.Context, table string, muts []Mutation) erro
 	}
 	acts := make([]*action, len(muts))
 	for i, m := range muts {
-		cells, typ, err := wireCells(m)
-		if err != nil {
+		var err error
+		if acts[i], err = mutationAction(m); err != nil {
 			return err
 		}
-		acts[i] = &action{row: nonNil(m.Row), mutType: typ, cells: cells, attrs: m.attributes()}
 	}
-	if len(muts) == 1 {
+	return c.mutateActions(ctx, table, acts)
+}
+
+// mutateActions sends a lone mutation in a Mutate call, anything else in
+// Multi calls.
+func (c *Client) mutateActions(ctx context.Context, table string, acts []*action) error {
+	if len(acts) == 1 && acts[0].group == nil {
 		return c.mutateOne(ctx, table, acts[0])
 	}
 	if err := c.multi(ctx, table, acts); err != nil {
 		return err
 	}
 	return firstErr(acts)
+}
+
+func mutationAction(m Mutation) (*action, error) {
+	cells, typ, err := wireCells(m)
+	if err != nil {
+		return nil, err
+	}
+	return &action{row: nonNil(m.Row), mutType: typ, cells: cells, attrs: m.attributes()}, nil
+}
+
+// RowMutations are Puts, Deletes and Increments of one row that apply
+// together or not at all (HBase's RowMutations; an Increment in them needs
+// HBase 2.4+). Each Mutation's Row is Row.
+type RowMutations struct {
+	Row       []byte
+	Mutations []Mutation
+}
+
+// MutateRows applies each RowMutations atomically, as HBase's batch of
+// RowMutations does: in Multi calls grouped per region and server, each
+// in an atomic RegionAction of its own (one of a single mutation goes as
+// that mutation, atomic for its row anyway). One that fails applies
+// nothing; the others are applied or not on their own.
+func (c *Client) MutateRows(ctx context.Context, table string, rms []RowMutations) error {
+	if len(rms) == 0 {
+		return nil
+	}
+	acts := make([]*action, len(rms))
+	for i, rm := range rms {
+		var err error
+		if acts[i], err = rowMutationsAction(rm); err != nil {
+			return err
+		}
+	}
+	return c.mutateActions(ctx, table, acts)
+}
+
+func rowMutationsAction(rm RowMutations) (*action, error) {
+	if len(rm.Mutations) == 0 {
+		return nil, fmt.Errorf("hbase: RowMutations of row %q without mutations", rm.Row)
+	}
+	group := make([]*action, len(rm.Mutations))
+	for i, m := range rm.Mutations {
+		m.Row = rm.Row
+		var err error
+		if group[i], err = mutationAction(m); err != nil {
+			return nil, err
+		}
+	}
+	if len(group) == 1 {
+		return group[0], nil
+	}
+	return &action{row: nonNil(rm.Row), group: group}, nil
 }
 
 func (c *Client) mutateOne(ctx context.Context, table string, a *action) error {
@@ -250,22 +336,52 @@ func (c *Client) BatchGet(ctx context.Context, table string, rows [][]byte, fami
 	for i, row := range rows {
 		acts[i] = &action{row: nonNil(row), get: getProto(row, family)}
 	}
+	return c.runGets(ctx, table, acts, rows)
+}
+
+// BatchGetRows reads what each Get selects of its row (columns, versions,
+// a filter: a slice of a wide row), one Get each, in Multi calls grouped
+// per region and server; results come in request order. A Get that fails
+// fails the batch with a *RowError naming its row.
+func (c *Client) BatchGetRows(ctx context.Context, table string, gets []Get) ([]Result, error) {
+	acts := make([]*action, len(gets))
+	rows := make([][]byte, len(gets))
+	for i, g := range gets {
+		gp, err := g.proto()
+		if err != nil {
+			return nil, fmt.Errorf("hbase: get of row %q: %w", g.Row, err)
+		}
+		acts[i], rows[i] = &action{row: nonNil(g.Row), get: gp}, g.Row
+	}
+	return c.runGets(ctx, table, acts, rows)
+}
+
+func (c *Client) runGets(ctx context.Context, table string, acts []*action, rows [][]byte) ([]Result, error) {
 	if len(acts) == 0 {
 		return nil, nil
 	}
 	if err := c.multi(ctx, table, acts); err != nil {
 		return nil, err
 	}
-	if err := firstErr(acts); err != nil {
-		return nil, err
-	}
 	out := make([]Result, len(acts))
 	for i, a := range acts {
+		if a.err != nil {
+			return nil, &RowError{Row: rows[i], Err: a.err}
+		}
 		out[i] = a.res
 		out[i].Row = rows[i]
 	}
 	return out, nil
 }
+
+// RowError is the failure of one row's part of a batch.
+type RowError struct {
+	Row []byte
+	Err error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %q: %v", e.Row, e.Err) }
+func (e *RowError) Unwrap() error { return e.Err }
 
 func firstErr(acts []*action) error {
 	for _, a := range acts {
@@ -298,13 +414,15 @@ func (c *Client) CheckAndPut(ctx context.Context, table string, row []byte, fami
 	})
 }
 
-// action is one Get or mutation of a Multi batch.
+// action is one Get or mutation of a Multi batch, or a RowMutations: a
+// group of mutations of row, sent in an atomic RegionAction of its own.
 type action struct {
 	row     []byte
 	get     *pb.Get
 	mutType pb.MutationProto_MutationType
 	cells   []wire.Cell
 	attrs   []*pb.NameBytesPair
+	group   []*action
 
 	res Result
 	err error
@@ -402,92 +520,128 @@ func (c *Client) multi(ctx context.Context, table string, acts []*action) error 
 // multiServer sends one Multi with acts (all located on addr) and sets each
 // action's res or fail.
 func (c *Client) multiServer(ctx context.Context, addr string, acts []*action) {
-	req := &pb.MultiRequest{}
-	var block []byte
-	byRegion := map[string]int{} // region name -> RegionAction position
-	var order [][]*action        // actions per RegionAction, in request order
-	idx := map[uint32]*action{}
-	for _, a := range acts {
-		pos, ok := byRegion[string(a.region.name)]
-		if !ok {
-			pos = len(req.RegionAction)
-			byRegion[string(a.region.name)] = pos
-			req.RegionAction = append(req.RegionAction, &pb.RegionAction{Region: regionSpec(a.region.name)})
-			order = append(order, nil)
-		}
-		order[pos] = append(order[pos], a)
+	m := buildMulti(acts)
+	var resp pb.MultiResponse
+	cells, err := c.rpc(ctx, addr, wire.ServiceClient, "Multi", m.req, m.block, &resp)
+	if err == nil {
+		err = m.answer(&resp, cells)
 	}
-	n := uint32(0)
-	for i, ra := range req.RegionAction {
-		for _, a := range order[i] {
-			n++
-			act := &pb.Action{Index: proto.Uint32(n)}
-			if a.get != nil {
-				act.Get = a.get
-			} else {
-				act.Mutation, block = encodeMutation(a, block)
-			}
-			ra.Action = append(ra.Action, act)
-			idx[n] = a
-		}
-	}
-	failAll := func(err error) {
+	if err != nil {
 		for _, a := range acts {
 			a.fail = err
 		}
 	}
-	var resp pb.MultiResponse
-	cells, err := c.rpc(ctx, addr, wire.ServiceClient, "Multi", req, block, &resp)
-	if err != nil {
-		failAll(err)
-		return
+}
+
+// multiCall is one Multi request: its RegionActions, the actions each
+// carries, in request order, and the action each index belongs to (every
+// mutation of a RowMutations has an index of its own).
+type multiCall struct {
+	req   *pb.MultiRequest
+	block []byte
+	order [][]*action
+	idx   map[uint32]*action
+}
+
+// buildMulti puts the plain actions of a region in one RegionAction, and
+// each RowMutations in an atomic one of its own.
+func buildMulti(acts []*action) *multiCall {
+	m := &multiCall{req: &pb.MultiRequest{}, idx: map[uint32]*action{}}
+	byRegion := map[string]int{} // region name -> RegionAction position
+	for _, a := range acts {
+		if a.group != nil {
+			m.addRegionAction(&pb.RegionAction{Region: regionSpec(a.region.name), Atomic: proto.Bool(true)}, a)
+			continue
+		}
+		pos, ok := byRegion[string(a.region.name)]
+		if !ok {
+			pos = m.addRegionAction(&pb.RegionAction{Region: regionSpec(a.region.name)})
+			byRegion[string(a.region.name)] = pos
+		}
+		m.order[pos] = append(m.order[pos], a)
 	}
+	n := uint32(0)
+	for i, ra := range m.req.RegionAction {
+		for _, a := range m.order[i] {
+			if a.group == nil {
+				n++
+				ra.Action = append(ra.Action, m.encode(n, a, a))
+				continue
+			}
+			for _, g := range a.group {
+				n++
+				ra.Action = append(ra.Action, m.encode(n, g, a))
+			}
+		}
+	}
+	return m
+}
+
+func (m *multiCall) addRegionAction(ra *pb.RegionAction, acts ...*action) int {
+	m.req.RegionAction = append(m.req.RegionAction, ra)
+	m.order = append(m.order, acts)
+	return len(m.order) - 1
+}
+
+// encode is a's Action at index n, answered to owner.
+func (m *multiCall) encode(n uint32, a, owner *action) *pb.Action {
+	act := &pb.Action{Index: proto.Uint32(n)}
+	if a.get != nil {
+		act.Get = a.get
+	} else {
+		act.Mutation, m.block = encodeMutation(a, m.block)
+	}
+	m.idx[n] = owner
+	return act
+}
+
+// answer sets each action's res or fail from resp; an error is an answer
+// the whole call must be retried for.
+func (m *multiCall) answer(resp *pb.MultiResponse, cells []byte) error {
 	rars := resp.GetRegionActionResult()
-	if len(rars) != len(req.RegionAction) {
-		failAll(&retryableError{fmt.Sprintf("Multi answered %d region actions of %d", len(rars), len(req.RegionAction))})
-		return
+	if len(rars) != len(m.req.RegionAction) {
+		return &retryableError{fmt.Sprintf("Multi answered %d region actions of %d", len(rars), len(m.req.RegionAction))}
 	}
-	answered := map[*action]bool{}
+	seen := map[uint32]bool{}
+	failed := map[*action]bool{} // by a region exception
 	for i, rar := range rars {
 		if ex := rar.GetException(); ex != nil {
 			if len(rar.GetResultOrException()) > 0 {
-				failAll(&retryableError{"Multi region exception with entries"})
-				return
+				return &retryableError{"Multi region exception with entries"}
 			}
 			e := newError(ex.GetName(), string(ex.GetValue()))
-			for _, a := range order[i] {
-				a.fail = e
-				answered[a] = true
+			for _, a := range m.order[i] {
+				a.fail, failed[a] = e, true
 			}
 			continue
 		}
 		for _, roe := range rar.GetResultOrException() {
-			a := idx[roe.GetIndex()]
-			if a == nil || answered[a] || (roe.Result == nil) == (roe.Exception == nil) {
-				failAll(&retryableError{fmt.Sprintf("Multi: bad entry for index %d", roe.GetIndex())})
-				return
+			a := m.idx[roe.GetIndex()]
+			if a == nil || seen[roe.GetIndex()] || (roe.Result == nil) == (roe.Exception == nil) {
+				return &retryableError{fmt.Sprintf("Multi: bad entry for index %d", roe.GetIndex())}
 			}
-			answered[a] = true
+			seen[roe.GetIndex()] = true
 			if ex := roe.GetException(); ex != nil {
 				a.fail = newError(ex.GetName(), string(ex.GetValue()))
 				continue
 			}
-			var res Result
-			res, cells, err = readResult(roe.GetResult(), cells)
+			res, rest, err := readResult(roe.GetResult(), cells)
 			if err != nil {
-				failAll(err)
-				return
+				return err
 			}
-			a.res = res
+			cells = rest
+			if a.group == nil {
+				a.res = res
+			}
 		}
 	}
 	if len(cells) != 0 {
-		failAll(&retryableError{fmt.Sprintf("%d unread cellblock bytes in Multi response", len(cells))})
-		return
+		return &retryableError{fmt.Sprintf("%d unread cellblock bytes in Multi response", len(cells))}
 	}
-	for _, a := range acts {
-		if !answered[a] {
+	for n, a := range m.idx {
+		if !seen[n] && !failed[a] {
 			a.fail = &retryableError{"Multi left an action unanswered"}
 		}
 	}
+	return nil
 }

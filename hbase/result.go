@@ -21,6 +21,10 @@ type Cell struct {
 type Result struct {
 	Row   []byte
 	Cells []Cell
+	// Partial is set on a Scan's Result (with Batch or AllowPartial)
+	// after which more cells of the row may follow, in the next Result
+	// (HBase's mayHaveMoreCellsInRow).
+	Partial bool
 }
 
 // Found reports whether the row exists (has visible cells).

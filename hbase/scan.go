@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -15,9 +16,9 @@ import (
 
 // Scan describes a range scan. Forward scans cover [Start, Stop); reversed
 // ones go from Start (inclusive, empty = end of table) down to Stop
-// (exclusive). Limit > 0 caps the rows delivered; Caching is the rows asked
-// per RPC (default 1000). Family and Columns restrict the columns (none:
-// every family); MaxVersions (0: 1) and TimeRange select versions.
+// (exclusive). Limit > 0 caps the rows delivered; Caching is the results
+// asked per RPC (default 1000). Family and Columns restrict the columns
+// (none: every family); MaxVersions (0: 1) and TimeRange select versions.
 type Scan struct {
 	Start, Stop []byte
 	Reversed    bool
@@ -28,11 +29,25 @@ type Scan struct {
 	TimeRange   TimeRange
 	Filter      Filter
 	Caching     int
+	// Batch > 0 caps the cells of a Result: a row with more comes as
+	// several Results of the same Row, Batch cells each but the last,
+	// Partial set on all but the last (HBase's Scan.setBatch; the
+	// servers cut rows at Batch cells, and the client regroups what
+	// their size limits cut smaller).
+	Batch int
+	// AllowPartial hands a row over in the chunks the servers send,
+	// Partial set on all but the last, rather than whole (HBase's
+	// Scan.setAllowPartialResults): a row too wide to hold costs one
+	// chunk of memory.
+	AllowPartial bool
+	// MaxResultSize caps the bytes of cells one call answers (HBase's
+	// Scan.setMaxResultSize); 0 is 2 MiB. A server cuts a row at it.
+	MaxResultSize int64
 }
 
 // ScanStats describes one Scan call.
 type ScanStats struct {
-	Rows    int // rows delivered
+	Rows    int // rows delivered (one handed over in several Results counts once)
 	RPCs    int // Scan RPCs sent (open, next, close, renew)
 	Regions int // region scanners opened
 	Reopens int // scanners re-opened after a failure
@@ -88,7 +103,8 @@ type scanPos struct {
 // Scan calls each with every row of the scan in order until each returns
 // false, the limit is reached or the range is exhausted. It hops regions
 // per §6.5.5 and survives splits, moves and server loss by re-opening
-// after the last delivered row (§6.5.6); partial rows are coalesced.
+// after the last delivered row, or at a row delivered in part (§6.5.6);
+// partial rows are coalesced unless sc has Batch or AllowPartial.
 func (c *Client) Scan(ctx context.Context, table string, sc Scan, each func(Result) bool) (ScanStats, error) {
 	st, err := c.scan(ctx, table, sc, each)
 	if st.NoServerMetrics {
@@ -111,38 +127,17 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 	if sc.Reversed && len(sc.Start) == 0 {
 		pos.locateKey = lastKey
 	}
-	var lastRow []byte // last delivered row
+	asm := &assembler{batch: sc.Batch, partial: sc.AllowPartial, reversed: sc.Reversed, limit: sc.Limit, st: &st, each: each}
 	rt := retrier{c: c}
 	rowsAtErr := 0
 
-	// resume computes the position after the last delivered row.
+	// resume computes the position after what was delivered.
 	resume := func(p scanPos) scanPos {
-		if lastRow == nil {
+		if asm.lastRow == nil {
 			return p
 		}
-		if sc.Reversed {
-			// Restart at lastRow itself (include_start_row=false is not
-			// universally supported); deliver drops it as already seen.
-			k := bytes.Clone(lastRow)
-			return scanPos{key: k, locateKey: k}
-		}
-		k := append(append([]byte{}, lastRow...), 0)
+		k := asm.resumeAt()
 		return scanPos{key: k, locateKey: k}
-	}
-	// deliver hands one complete row over; it reports whether to go on.
-	deliver := func(r Result) bool {
-		if lastRow != nil {
-			cmp := bytes.Compare(r.Row, lastRow)
-			if (!sc.Reversed && cmp <= 0) || (sc.Reversed && cmp >= 0) {
-				return true // already delivered (server ignored include_start_row)
-			}
-		}
-		lastRow = append(lastRow[:0], r.Row...)
-		st.Rows++
-		if !each(r) {
-			return false
-		}
-		return sc.Limit <= 0 || st.Rows < sc.Limit
 	}
 
 	for {
@@ -153,8 +148,9 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 		if err != nil {
 			return st, err
 		}
-		done, next, err := c.scanRegion(ctx, r, sc, filter, caching, pos, &st, deliver)
+		done, next, err := c.scanRegion(ctx, r, sc, filter, caching, pos, &st, asm)
 		if err != nil {
+			asm.abort()
 			// A lost scanner is re-opened like a moved region (§6.5.6).
 			var he *Error
 			if errors.As(err, &he) && (he.Class == wire.ExcUnknownScanner || he.Class == wire.ExcScannerReset) {
@@ -169,7 +165,7 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 			}
 			st.Reopens++
 			pos = resume(pos)
-			if lastRow != nil {
+			if asm.lastRow != nil {
 				pos.before = nil
 			}
 			continue
@@ -185,7 +181,7 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 // scanRegion scans one region from pos. It returns done when the scan is
 // over, or the position to continue at in the next region.
 func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.Filter, caching int, pos scanPos,
-	st *ScanStats, deliver func(Result) bool) (done bool, next scanPos, err error) {
+	st *ScanStats, asm *assembler) (done bool, next scanPos, err error) {
 	s := &pb.Scan{
 		Column:        columnsProto(sc.Columns, sc.Family),
 		StartRow:      pos.key,
@@ -199,6 +195,15 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 	}
 	if sc.Reversed {
 		s.Reversed = proto.Bool(true)
+	}
+	if sc.MaxResultSize > 0 {
+		s.MaxResultSize = proto.Uint64(uint64(sc.MaxResultSize))
+	}
+	if sc.Batch > 0 {
+		s.BatchSize = proto.Uint32(uint32(min(uint64(sc.Batch), math.MaxUint32)))
+	}
+	if sc.AllowPartial {
+		s.AllowPartialResults = proto.Bool(true)
 	}
 	// rowsAfter is the rows to ask for once another `pending` rows are
 	// delivered: 0 when the limit may be reached by then.
@@ -218,8 +223,6 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 		TrackScanMetrics:        proto.Bool(true),
 	}
 	st.Regions++
-	var pend Result // a row being coalesced, when pending
-	pending := false
 	var scannerID *uint64
 	closeScanner := func() {
 		if scannerID == nil {
@@ -282,30 +285,13 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 		}
 		stop := false
 		for _, ch := range chunks {
-			if pending && !bytes.Equal(pend.Row, ch.res.Row) {
-				// A chunk of another row ends the pending one (§6.5.4).
-				pending = false
-				if !deliver(pend) {
-					stop = true
-					break
-				}
-			}
-			if pending {
-				pend.Cells = append(pend.Cells, ch.res.Cells...)
-			} else if len(ch.res.Cells) > 0 {
-				pend, pending = ch.res, true
-			}
-			if !ch.partial && pending {
-				pending = false
-				if !deliver(pend) {
-					stop = true
-					break
-				}
+			if !asm.put(ch) {
+				stop = true
+				break
 			}
 		}
-		if !stop && scannerID == nil && pending {
-			pending = false
-			stop = !deliver(pend)
+		if !stop && scannerID == nil {
+			stop = !asm.flush()
 		}
 		f.stopKA()
 		if stop {

@@ -58,20 +58,24 @@ func (t target) condition(cond *pb.Condition) (func(embedded.RowReader) (bool, i
 	}
 	row := cond.GetRow()
 	if cond.Filter != nil {
+		// HBase checks the filter with a Get of the row: the newest
+		// version of each column the filter lets through.
 		f, err := parseFilter(cond.GetFilter())
 		if err != nil {
 			return nil, err
 		}
+		rs := readSpec{maxVersions: 1, filter: f}
+		rd.MaxVersions = filterVersions
 		return func(read embedded.RowReader) (bool, int64, error) {
 			cur, err := read(rd)
 			if err != nil {
 				return false, 0, err
 			}
-			kept := applyFilter(f, row, readSpec{}.selectCells(cur))
-			if len(kept) == 0 {
+			r, keep := rs.readRow(row, rs.selectCells(cur), false)
+			if !keep {
 				return false, 0, nil
 			}
-			return true, int64(kept[0].Timestamp), nil
+			return true, int64(r.cells[0].Timestamp), nil
 		}, nil
 	}
 	if err := t.family(cond.GetFamily()); err != nil {

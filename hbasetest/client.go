@@ -146,10 +146,19 @@ func (t target) readSpec(cols []*pb.Column, tr *pb.TimeRange, maxVersions, offse
 	return rs, err
 }
 
+// filterVersions is what a filtered read asks the engine for: every
+// version the family keeps, since with a filter HBase shows the filter
+// the family's VERSIONS and caps what it includes at max_versions.
+const filterVersions = math.MaxInt32
+
 // engineRead is the engine read behind rs: the families, versions and
 // time range (each family's VERSIONS caps the versions in the engine).
 func (rs readSpec) engineRead() embedded.Read {
-	return embedded.Read{Families: rs.fams, MaxVersions: rs.maxVersions, MinTs: rs.minTs, MaxTs: rs.maxTs}
+	rd := embedded.Read{Families: rs.fams, MaxVersions: rs.maxVersions, MinTs: rs.minTs, MaxTs: rs.maxTs}
+	if rs.filter != nil {
+		rd.MaxVersions = filterVersions
+	}
+	return rd
 }
 
 // selectCells turns an engine row into the wire cells of the columns rs
@@ -177,28 +186,6 @@ func (rs readSpec) selectCells(row embedded.Row) []wire.Cell {
 			Row: row.Key, Family: familyBytes(cl.Family), Qualifier: cl.Qualifier, Value: cl.Value,
 			Timestamp: uint64(cl.Timestamp), Type: wire.TypePut,
 		})
-	}
-	return out
-}
-
-// limitCells applies store_offset and store_limit, which count the cells
-// of each family apart.
-func (rs readSpec) limitCells(cells []wire.Cell) []wire.Cell {
-	if rs.offset == 0 && rs.lim == 0 {
-		return cells
-	}
-	var out []wire.Cell
-	var fam []byte
-	n := 0
-	for _, cl := range cells {
-		if !bytes.Equal(cl.Family, fam) {
-			fam, n = cl.Family, 0
-		}
-		n++
-		if n <= rs.offset || (rs.lim > 0 && n > rs.offset+rs.lim) {
-			continue
-		}
-		out = append(out, cl)
 	}
 	return out
 }
@@ -240,7 +227,15 @@ func (cn *conn) doGet(t target, g *pb.Get, out *[]byte) (*pb.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cells := rs.limitCells(applyFilter(rs.filter, g.GetRow(), rs.selectCells(row)))
+	r, keep := rs.readRow(g.GetRow(), rs.selectCells(row), false)
+	var cells []wire.Cell
+	if keep {
+		cells = r.cells
+	}
+	size := rowSize{max: c.maxRowSize(), region: t.reg.Name}
+	if err := size.checkGet(cells); err != nil {
+		return nil, err
+	}
 	if g.GetExistenceOnly() {
 		return &pb.Result{Exists: proto.Bool(len(cells) > 0)}, nil
 	}
@@ -471,52 +466,77 @@ func (c *Cluster) apply(t target, m *pb.MutationProto, block []wire.Cell) ([]wir
 // readModifyWrite runs an Increment or Append (§8.3) on the row under its
 // lock. Each new cell's timestamp is max(now, previous ts + 1).
 func (c *Cluster) readModifyWrite(t target, m *pb.MutationProto, cells []wire.Cell) ([]wire.Cell, error) {
-	increment := m.GetMutateType() == pb.MutationProto_INCREMENT
-	if len(cells) == 0 {
-		return nil, excf(wire.ExcDoNotRetryIO, "No columns to update")
-	}
-	ttl, err := cellTTL(m)
+	rmw, err := t.readModify(m, cells)
 	if err != nil {
 		return nil, err
 	}
-	var fams []string
-	for _, cl := range cells {
-		if cl.Type != wire.TypePut {
-			return nil, excf(wire.ExcDoNotRetryIO, "cell of type %d in an Increment/Append", cl.Type)
-		}
-		if err := t.family(cl.Family); err != nil {
-			return nil, err
-		}
-		if increment && len(cl.Value) != 8 {
-			return nil, excf(wire.ExcDoNotRetryIO, "increment delta must be 8 bytes, got %d", len(cl.Value))
-		}
-		if !slices.Contains(fams, string(cl.Family)) {
-			fams = append(fams, string(cl.Family))
-		}
-	}
-	row := m.GetRow()
 	var out []wire.Cell
-	err = c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(read embedded.RowReader, now int64) ([]embedded.RowMutation, error) {
-		cur, err := read(embedded.Read{Families: fams})
-		if err != nil {
-			return nil, err
-		}
-		var rm embedded.RowMutation
-		for _, cl := range cells {
-			nv, prevTs, err := updated(cur, cl, increment)
-			if err != nil {
-				return nil, err
-			}
-			ts := max(now, prevTs+1)
-			rm.Puts = append(rm.Puts, embedded.Put{Family: string(cl.Family), Qualifier: cl.Qualifier, Value: nv, Timestamp: ts, TTL: ttl})
-			out = append(out, wire.Cell{Row: row, Family: cl.Family, Qualifier: cl.Qualifier, Value: nv, Timestamp: uint64(ts), Type: wire.TypePut})
-		}
-		return []embedded.RowMutation{rm}, nil
+	err = c.eng.UpdateRow(c.ctx, t.reg.Table, m.GetRow(), func(read embedded.RowReader, now int64) ([]embedded.RowMutation, error) {
+		rm, cells, err := rmw.apply(read, now)
+		out = cells
+		return []embedded.RowMutation{rm}, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readModify is a checked Increment or Append, to apply under its row's
+// lock.
+type readModify struct {
+	row       []byte
+	cells     []wire.Cell
+	fams      []string
+	increment bool
+	ttl       int64
+}
+
+func (t target) readModify(m *pb.MutationProto, cells []wire.Cell) (readModify, error) {
+	rmw := readModify{row: m.GetRow(), cells: cells, increment: m.GetMutateType() == pb.MutationProto_INCREMENT}
+	if len(cells) == 0 {
+		return rmw, excf(wire.ExcDoNotRetryIO, "No columns to update")
+	}
+	var err error
+	if rmw.ttl, err = cellTTL(m); err != nil {
+		return rmw, err
+	}
+	for _, cl := range cells {
+		if cl.Type != wire.TypePut {
+			return rmw, excf(wire.ExcDoNotRetryIO, "cell of type %d in an Increment/Append", cl.Type)
+		}
+		if err := t.family(cl.Family); err != nil {
+			return rmw, err
+		}
+		if rmw.increment && len(cl.Value) != 8 {
+			return rmw, excf(wire.ExcDoNotRetryIO, "increment delta must be 8 bytes, got %d", len(cl.Value))
+		}
+		if !slices.Contains(rmw.fams, string(cl.Family)) {
+			rmw.fams = append(rmw.fams, string(cl.Family))
+		}
+	}
+	return rmw, nil
+}
+
+// apply reads the columns and returns their new cells, as a mutation and
+// as the Result HBase answers.
+func (rmw readModify) apply(read embedded.RowReader, now int64) (embedded.RowMutation, []wire.Cell, error) {
+	var rm embedded.RowMutation
+	var out []wire.Cell
+	cur, err := read(embedded.Read{Families: rmw.fams})
+	if err != nil {
+		return rm, nil, err
+	}
+	for _, cl := range rmw.cells {
+		nv, prevTs, err := updated(cur, cl, rmw.increment)
+		if err != nil {
+			return rm, nil, err
+		}
+		ts := max(now, prevTs+1)
+		rm.Puts = append(rm.Puts, embedded.Put{Family: string(cl.Family), Qualifier: cl.Qualifier, Value: nv, Timestamp: ts, TTL: rmw.ttl})
+		out = append(out, wire.Cell{Row: rmw.row, Family: cl.Family, Qualifier: cl.Qualifier, Value: nv, Timestamp: uint64(ts), Type: wire.TypePut})
+	}
+	return rm, out, nil
 }
 
 // updated is the new value of an Increment's or Append's column, and the
@@ -631,9 +651,10 @@ func (cn *conn) action(t target, a *pb.Action, cells []wire.Cell, out *[]byte) *
 
 // atomicRegionAction runs a RegionAction whose mutations apply together or
 // not at all (HBase's RowMutations), under a condition when it has one.
-// Every action is answered with an empty Result; a condition's outcome
-// goes in processed, of the RegionActionResult (HBase 2.4+) and of the
-// MultiResponse (before).
+// Every action is answered with an empty Result. processed, of the
+// RegionActionResult (HBase 2.4+) and of the MultiResponse (before), is
+// the condition's outcome, or true for a RowMutations without one, as
+// HBase's multi sets it.
 func (cn *conn) atomicRegionAction(t target, ra *pb.RegionAction, cells [][]wire.Cell, cond *pb.Condition, rar *pb.RegionActionResult, resp *pb.MultiResponse) {
 	muts := make([]*pb.MutationProto, len(ra.GetAction()))
 	for j, a := range ra.GetAction() {
@@ -648,7 +669,7 @@ func (cn *conn) atomicRegionAction(t target, ra *pb.RegionAction, cells [][]wire
 	if cond != nil {
 		processed, err = cn.c.checkAndMutate(t, cond, muts, cells)
 	} else {
-		err = cn.c.mutateRow(t, muts, cells)
+		processed, err = true, cn.c.mutateRow(t, muts, cells)
 	}
 	if err != nil {
 		rar.Exception = nameBytes(err)
@@ -657,10 +678,8 @@ func (cn *conn) atomicRegionAction(t target, ra *pb.RegionAction, cells [][]wire
 	for _, a := range ra.GetAction() {
 		rar.ResultOrException = append(rar.ResultOrException, &pb.ResultOrException{Index: proto.Uint32(a.GetIndex()), Result: &pb.Result{}})
 	}
-	if cond != nil {
-		rar.Processed = proto.Bool(processed)
-		resp.Processed = proto.Bool(processed)
-	}
+	rar.Processed = proto.Bool(processed)
+	resp.Processed = proto.Bool(processed)
 }
 
 // rowMutations converts the Puts and Deletes of one row, all of which
@@ -685,17 +704,49 @@ func (t target) rowMutations(row []byte, muts []*pb.MutationProto, cells [][]wir
 	return out, nil
 }
 
-// mutateRow applies several mutations of one row atomically.
+// mutateRow applies several mutations of one row atomically: Puts,
+// Deletes and, as HBase 2.4 allows in RowMutations (HBASE-25242),
+// Increments and Appends, each reading the row as it stood before.
 func (c *Cluster) mutateRow(t target, muts []*pb.MutationProto, cells [][]wire.Cell) error {
 	if len(muts) == 0 {
 		return nil
 	}
 	row := muts[0].GetRow()
-	rms, err := t.rowMutations(row, muts, cells)
-	if err != nil {
-		return err
+	rms := make([]embedded.RowMutation, len(muts))
+	rmws := make([]*readModify, len(muts))
+	for i, m := range muts {
+		switch m.GetMutateType() {
+		case pb.MutationProto_INCREMENT, pb.MutationProto_APPEND:
+			if !bytes.Equal(m.GetRow(), row) {
+				return excf(wire.ExcDoNotRetryIO, "Action's getRow must match: mutation row %q, expected %q", m.GetRow(), row)
+			}
+			mc, err := mutationCells(m, cells[i])
+			if err != nil {
+				return err
+			}
+			rmw, err := t.readModify(m, mc)
+			if err != nil {
+				return err
+			}
+			rmws[i] = &rmw
+		default:
+			one, err := t.rowMutations(row, muts[i:i+1], cells[i:i+1])
+			if err != nil {
+				return err
+			}
+			rms[i] = one[0]
+		}
 	}
-	return c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(embedded.RowReader, int64) ([]embedded.RowMutation, error) {
+	return c.eng.UpdateRow(c.ctx, t.reg.Table, row, func(read embedded.RowReader, now int64) ([]embedded.RowMutation, error) {
+		for i, rmw := range rmws {
+			if rmw == nil {
+				continue
+			}
+			var err error
+			if rms[i], _, err = rmw.apply(read, now); err != nil {
+				return nil, err
+			}
+		}
 		return rms, nil
 	})
 }

@@ -5,8 +5,10 @@
 //
 // It owns the server side of the protocol: connections, services, exceptions,
 // hbase:meta computed live from the engine's regions, hbase:namespace,
-// ClientService on user regions (every column family, server-side filters,
-// check-and-mutate, cell TTLs, scan metrics as HBase counts them),
+// ClientService on user regions (every column family, server-side filters
+// with HBase's return codes, check-and-mutate, RowMutations, cell TTLs,
+// batched and partial scan results, the max row size, scan metrics as
+// HBase counts them),
 // MasterService (table procedures, snapshots, cluster status, region moves,
 // the balancer switch, replication peers), the ClientMetaService registry
 // and fault injection (failing calls, a method that always fails, a
@@ -84,6 +86,7 @@ type Cluster struct {
 
 	latency    atomic.Int64 // ns added before every answer
 	scanLimit  atomic.Int64 // ns a scan call may read for; 0 = defaultScanTimeLimit
+	maxRow     atomic.Int64 // bytes of one row a read may return; 0 = store.DefaultMaxRowSize
 	denyWrites atomic.Bool  // RejectWrites
 
 	mu        sync.Mutex // guards the fields below

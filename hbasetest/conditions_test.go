@@ -85,6 +85,13 @@ func TestConditionalMulti(t *testing.T) {
 	if row, _ := eng.Get(context.Background(), "t", []byte("r")); func() bool { _, ok := row.Value([]byte("c")); return ok }() {
 		t.Fatal("half of a refused row mutation applied")
 	}
+	// One that applies is processed, in both places HBase says so.
+	ra.Action[1].Mutation = inlinePut("r", "d", "1")
+	resp = &pb.MultiResponse{}
+	cl.mustCall("Multi", &pb.MultiRequest{RegionAction: []*pb.RegionAction{ra}}, nil, resp)
+	if rar := resp.GetRegionActionResult()[0]; rar.GetException() != nil || !rar.GetProcessed() || !resp.GetProcessed() || len(rar.GetResultOrException()) != 2 {
+		t.Fatalf("row mutations of one row: %v", resp)
+	}
 }
 
 // HBase counts the row at which a PrefixFilter ends a scan as filtered,

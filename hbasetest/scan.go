@@ -34,6 +34,23 @@ func (c *Cluster) SetScanTimeLimit(d time.Duration) {
 	c.scanLimit.Store(int64(max(d, 0)))
 }
 
+// SetMaxRowSize sets HBase's hbase.table.max.rowsize: a Get, or a scan
+// call, fails with RowTooBigException once the cells it includes of one
+// family of a row weigh more than n bytes (each as store.CellSize, the
+// KeyValue HBase serializes), counted per read as HBase's StoreScanner
+// does, so a scan cutting the row into batches or partial results reads
+// it. n <= 0 restores the default, store.DefaultMaxRowSize (1 GiB).
+func (c *Cluster) SetMaxRowSize(n int64) {
+	c.maxRow.Store(max(n, 0))
+}
+
+func (c *Cluster) maxRowSize() int64 {
+	if n := c.maxRow.Load(); n > 0 {
+		return n
+	}
+	return store.DefaultMaxRowSize
+}
+
 func (c *Cluster) scanTimeLimit() time.Duration {
 	if d := time.Duration(c.scanLimit.Load()); d > 0 {
 		return d
@@ -54,10 +71,14 @@ type scanner struct {
 	floor      []byte // reversed with include_stop_row: lowest row (inclusive)
 	rs         readSpec
 	maxSize    uint64
-	remaining  int // limit_of_rows left; -1 = none
+	batch      int  // batch_size: cells per result; 0 = whole rows
+	partials   bool // the scan allows partial results (allow_partial_results)
+	remaining  int  // limit_of_rows left, in whole rows; -1 = none
 	last       []byte
 	started    bool
-	resume     []byte // where a call cut by the time limit stopped: the next row to read (inclusive); nil = after last
+	resume     []byte  // where a call cut by the time limit stopped: the next row to read (inclusive); nil = after last
+	row        rowRead // the row being returned: what is left of it
+	inRow      bool    // a call cut row; the next returns the rest first
 	lastUsed   time.Time
 	track      bool // the open call asked for scan metrics
 
@@ -166,8 +187,8 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		return nil, nil, err
 	}
 	sc := req.GetScan()
-	if sc.GetBatchSize() > 0 || len(sc.GetCfTimeRange()) > 0 {
-		return nil, nil, excf(wire.ExcDoNotRetryIO, "batch_size and cf_time_range are not supported")
+	if len(sc.GetCfTimeRange()) > 0 {
+		return nil, nil, excf(wire.ExcDoNotRetryIO, "cf_time_range is not supported")
 	}
 	s := &scanner{
 		node:       cn.node.name,
@@ -175,6 +196,8 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		t:          t,
 		rev:        sc.GetReversed(),
 		maxSize:    sc.GetMaxResultSize(),
+		batch:      int(sc.GetBatchSize()),
+		partials:   sc.GetAllowPartialResults(),
 		remaining:  -1,
 		lastUsed:   time.Now(),
 		track:      req.GetTrackScanMetrics(),
@@ -260,31 +283,24 @@ func bounds(r store.Region, start, stop []byte, rev bool) ([]byte, []byte) {
 // serveRows answers one open or next call; the caller holds s.mu.
 func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byte, error) {
 	c := cn.c
-	want := int(req.GetNumberOfRows())
-	if s.remaining >= 0 {
-		want = min(want, s.remaining)
-	}
-	var rows [][]wire.Cell
+	call := c.newCall(s, req)
 	more, whole, heartbeat := true, true, false
-	var m store.ScanMetrics
-	var err error
 	if s.metaRows != nil || s.t.meta {
-		n := min(want, len(s.metaRows))
-		rows, s.metaRows = s.metaRows[:n], s.metaRows[n:]
-		more = len(s.metaRows) > 0
-		m.RowsScanned = int64(n)
-	} else if want > 0 {
-		rows, more, whole, heartbeat, m, err = c.readRows(s, want, req.GetClientHandlesHeartbeats())
-		if err != nil {
+		more = call.metaRows()
+	} else if call.want > 0 {
+		var err error
+		if more, whole, heartbeat, err = c.readRows(call, req.GetClientHandlesHeartbeats()); err != nil {
 			c.dropScanner(s.id)
 			return nil, nil, err
 		}
 	}
-	if s.remaining >= 0 {
-		s.remaining -= len(rows)
-		if s.remaining == 0 {
-			more, whole = false, false
-		}
+	if call.limitDone {
+		more, whole = false, false
+	}
+	if n := len(call.results); !more && n > 0 {
+		// A row cut by a batch whose rest the scanner then found empty
+		// is whole after all (HBASE-21206).
+		call.results[n-1].partial = false
 	}
 	resp := &pb.ScanResponse{
 		ScannerId:           proto.Uint64(s.id),
@@ -296,37 +312,48 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 		resp.HeartbeatMessage = proto.Bool(true)
 	}
 	if s.track || req.GetTrackScanMetrics() {
-		resp.ScanMetrics = scanMetrics(m)
+		resp.ScanMetrics = scanMetrics(call.m)
 	}
-	var out []byte
-	if cn.codec {
-		// Sized first: growing a megabyte cellblock by appends was the
-		// server's largest cost in a scan.
-		size := 0
-		for _, r := range rows {
-			for _, cl := range r {
-				size += cl.EncodedLen()
-			}
-		}
-		out = make([]byte, 0, size)
-		resp.CellsPerResult = make([]uint32, 0, len(rows))
-		resp.PartialFlagPerResult = make([]bool, 0, len(rows))
-	}
-	for _, r := range rows {
-		if cn.codec {
-			resp.CellsPerResult = append(resp.CellsPerResult, uint32(len(r)))
-			resp.PartialFlagPerResult = append(resp.PartialFlagPerResult, false)
-			for _, cl := range r {
-				out = wire.AppendCell(out, cl)
-			}
-		} else {
-			resp.Results = append(resp.Results, cn.result(r, nil))
-		}
-	}
+	out := cn.encodeResults(resp, call.results)
 	if !more || req.GetCloseScanner() {
 		c.dropScanner(s.id)
 	}
 	return resp, out, nil
+}
+
+// encodeResults puts a call's results in resp: in the cellblock returned,
+// with cells_per_result and partial_flag_per_result, when the connection
+// declared a codec; inline otherwise.
+func (cn *conn) encodeResults(resp *pb.ScanResponse, results []scanResult) []byte {
+	if !cn.codec {
+		for _, r := range results {
+			res := cn.result(r.cells, nil)
+			if r.partial {
+				res.Partial = proto.Bool(true)
+			}
+			resp.Results = append(resp.Results, res)
+		}
+		return nil
+	}
+	// Sized first: growing a megabyte cellblock by appends was the
+	// server's largest cost in a scan.
+	size := 0
+	for _, r := range results {
+		for _, cl := range r.cells {
+			size += cl.EncodedLen()
+		}
+	}
+	out := make([]byte, 0, size)
+	resp.CellsPerResult = make([]uint32, 0, len(results))
+	resp.PartialFlagPerResult = make([]bool, 0, len(results))
+	for _, r := range results {
+		resp.CellsPerResult = append(resp.CellsPerResult, uint32(len(r.cells)))
+		resp.PartialFlagPerResult = append(resp.PartialFlagPerResult, r.partial)
+		for _, cl := range r.cells {
+			out = wire.AppendCell(out, cl)
+		}
+	}
+	return out
 }
 
 // Names of HBase's ServerSideScanMetrics sent in ScanResponse.scan_metrics.
@@ -344,20 +371,153 @@ func scanMetrics(m store.ScanMetrics) *pb.ScanMetrics {
 	}}
 }
 
-// readRows reads up to want rows (and at most about maxSize bytes) after
-// the scanner's position, within the cluster's scan time limit. more
-// reports rows left in the region; whole is false once a filter ended the
-// scan; heartbeat is set when the time limit cut the call and the client
-// handles heartbeats (without them the call goes on until it has a row).
-// m counts the rows this call read (ROWS_SCANNED), filtered or not, and
-// those its filter dropped (ROWS_FILTERED), as HBase counts them: the
-// engine's counts, plus the rows the filter's cell or row stage emptied,
-// less the rows the engine handed over that the call did not take (the
-// row the time ran out at, the row past a full batch, a reversed scan's
-// rows outside the region), since the next call reads those again or they
-// are not the region's, and less the scanned count of the row at which the
-// filter ended the scan.
-func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire.Cell, more, whole, heartbeat bool, m store.ScanMetrics, err error) {
+// scanResult is one Result of a scan call: a row, or a part of one.
+type scanResult struct {
+	cells   []wire.Cell
+	partial bool // more of the row follows (mayHaveMoreCellsInRow)
+}
+
+// callRead is one Scan call's reading under its limits, as RSRpcServices
+// and ScannerContext run them: number_of_rows counts results (a row's
+// parts each count), max_result_size the cells' data size, checked
+// between results, and also between cells when the call may cut a row
+// (the client handles partials and no filter needs rows whole);
+// batch_size caps each result's cells; limit_of_rows counts whole rows.
+type callRead struct {
+	s         *scanner
+	want      int
+	cutBySize bool
+	size      int64
+	rowSize   rowSize
+	results   []scanResult
+	limitDone bool
+	m         store.ScanMetrics
+}
+
+func (c *Cluster) newCall(s *scanner, req *pb.ScanRequest) *callRead {
+	call := &callRead{
+		s:       s,
+		want:    int(req.GetNumberOfRows()),
+		rowSize: rowSize{max: c.maxRowSize(), region: s.t.reg.Name},
+	}
+	call.cutBySize = (req.GetClientHandlesPartials() || s.partials) && (s.rs.filter == nil || !s.rs.filter.wholeRow())
+	return call
+}
+
+func (call *callRead) full() bool {
+	return call.limitDone || len(call.results) >= call.want || call.size >= int64(call.s.maxSize)
+}
+
+// metaRows answers from a meta scanner's rows; it reports whether rows
+// are left.
+func (call *callRead) metaRows() bool {
+	s := call.s
+	n := min(call.want, len(s.metaRows))
+	if s.remaining >= 0 {
+		n = min(n, s.remaining)
+		s.remaining -= n
+		call.limitDone = s.remaining == 0
+	}
+	for _, r := range s.metaRows[:n] {
+		call.results = append(call.results, scanResult{cells: r})
+	}
+	s.metaRows = s.metaRows[n:]
+	call.m.RowsScanned = int64(n)
+	return len(s.metaRows) > 0
+}
+
+// take returns results from s.row until it is returned whole or the call
+// is full; inRow says the call left some of it.
+func (call *callRead) take() error {
+	s := call.s
+	s.inRow = true
+	for {
+		res, err := call.cut(&s.row)
+		if err != nil {
+			return err
+		}
+		if len(res.cells) > 0 {
+			call.results = append(call.results, res)
+		} else {
+			// The rest of a row cut at its last cell held none HBase
+			// returns: it finds the row empty and counts it filtered.
+			call.m.RowsFiltered++
+		}
+		if !res.partial {
+			call.rowDone()
+			s.inRow, s.row = false, rowRead{}
+			return nil
+		}
+		if call.full() {
+			return nil
+		}
+	}
+}
+
+// cut is the next result of r: its cells up to a batch, or, when the call
+// may cut rows, up to the size limit. It is partial when the cut leaves
+// cells of the row behind.
+func (call *callRead) cut(r *rowRead) (scanResult, error) {
+	call.rowSize.start()
+	n, hit := 0, false
+	for n < len(r.cells) && !hit {
+		sz, err := call.rowSize.add(&r.cells[n])
+		if err != nil {
+			return scanResult{}, err
+		}
+		n++
+		call.size += sz
+		hit = (call.s.batch > 0 && n >= call.s.batch) || (call.cutBySize && call.size >= int64(call.s.maxSize))
+	}
+	res := scanResult{cells: r.cells[:n:n], partial: hit && (n < len(r.cells) || r.tail)}
+	r.cells = r.cells[n:]
+	return res, nil
+}
+
+// rowDone counts a whole row against limit_of_rows.
+func (call *callRead) rowDone() {
+	if s := call.s; s.remaining > 0 {
+		s.remaining--
+		call.limitDone = s.remaining == 0
+	}
+}
+
+// takeRest returns the rest of the row the last call cut; the row counts
+// as scanned in the call that returns its end.
+func (call *callRead) takeRest() error {
+	if err := call.take(); err != nil {
+		return err
+	}
+	if !call.s.inRow {
+		call.m.RowsScanned++
+	}
+	return nil
+}
+
+// readRows fills call with the rows after the scanner's position (the
+// rest of a row cut by the last call first), within the cluster's scan
+// time limit. more reports rows left in the region; whole is false once a
+// filter ended the scan; heartbeat is set when the time limit cut the call
+// and the client handles heartbeats (without them the call goes on until
+// it has a row). The call's metrics count the rows it read (ROWS_SCANNED),
+// filtered or not, and those its filter dropped (ROWS_FILTERED), as HBase
+// counts them: the engine's counts, plus the rows the filter's cell or row
+// stage emptied, less the rows the engine handed over that the call did
+// not take (the row the time ran out at, the row past a full call, a
+// reversed scan's rows outside the region), since the next call reads
+// those again or they are not the region's, less a row the call cut,
+// counted by the call that returns its end, and less the scanned count of
+// the row at which the filter ended the scan.
+func (c *Cluster) readRows(call *callRead, heartbeats bool) (more, whole, heartbeat bool, err error) {
+	s := call.s
+	if s.inRow {
+		if err := call.takeRest(); err != nil {
+			return false, false, false, err
+		}
+		if s.inRow || call.full() {
+			return true, true, false, nil
+		}
+	}
 	sc := store.Scan{Start: s.start, Stop: s.stop, Reversed: s.rev}
 	switch {
 	case s.resume != nil:
@@ -370,7 +530,7 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 	s.resume = nil
 	bf := &budgetFilter{
 		deadline: time.Now().Add(c.scanTimeLimit()),
-		canStop:  func() bool { return heartbeats || len(rows) > 0 },
+		canStop:  func() bool { return heartbeats || len(call.results) > 0 },
 	}
 	if s.rs.filter != nil {
 		bf.f = keyStage{s.rs.filter}
@@ -384,10 +544,11 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 				bytes.Compare(row, reg.Start) < 0 || (s.floor != nil && bytes.Compare(row, s.floor) < 0)
 		}
 	}
-	var size uint64
 	unread := int64(0)  // rows passed to the callback but left for the next call
 	dropped := int64(0) // rows the filter's cell or row stage dropped
-	m, err = c.eng.ScanRows(c.ctx, reg.Table, sc, s.rs.engineRead(), func(row embedded.Row) bool {
+	cut := int64(0)     // a row the call returned part of
+	var rowErr error
+	m, err := c.eng.ScanRows(c.ctx, reg.Table, sc, s.rs.engineRead(), func(row embedded.Row) bool {
 		if s.rev {
 			if (reg.End != nil && bytes.Compare(row.Key, reg.End) >= 0) || (s.started && bytes.Compare(row.Key, s.last) >= 0) {
 				return true
@@ -396,47 +557,66 @@ func (c *Cluster) readRows(s *scanner, want int, heartbeats bool) (rows [][]wire
 				return false
 			}
 		}
-		if len(rows) >= want || size >= s.maxSize {
+		if call.full() {
 			more = true
 			unread++
 			return false
 		}
-		cells, drop := s.rs.selectCells(row), false
-		if s.rs.filter != nil {
-			cells, drop = s.rs.filter.cells(row.Key, s.rev, cells)
+		r, keep := s.rs.readRow(row.Key, s.rs.selectCells(row), s.rev)
+		if rowErr = s.checkWholeRow(r); rowErr != nil {
+			return false
 		}
-		if cells = s.rs.limitCells(cells); drop || len(cells) == 0 {
+		if !keep {
 			// HBase reads the row and finds nothing to return in it.
 			dropped++
 			return true
 		}
-		rows = append(rows, cells)
-		for _, cl := range cells {
-			size += uint64(len(cl.Row) + len(cl.Family) + len(cl.Qualifier) + len(cl.Value) + 12)
-		}
 		s.last = row.Key // the engine's copy: ours to keep
 		s.started = true
+		s.row = r
+		if rowErr = call.take(); rowErr != nil {
+			return false
+		}
+		if s.inRow {
+			more = true
+			cut++
+			return false
+		}
 		return true
 	})
-	if err != nil {
-		return nil, false, false, false, store.ScanMetrics{}, err
+	if err == nil {
+		err = rowErr
 	}
-	m.RowsScanned -= bf.outScanned + unread
+	if err != nil {
+		return false, false, false, err
+	}
+	m.RowsScanned -= bf.outScanned + unread + cut
 	m.RowsFiltered += dropped - bf.outFiltered
+	call.m.Add(m)
 	if bf.done && !bf.doneOut {
 		// HBase counts the row at which a filter ends the scan as
 		// filtered, but returns before counting it as scanned
 		// (RegionScannerImpl.nextInternal); the engine counted both.
-		m.RowsScanned--
+		call.m.RowsScanned--
 	}
 	if bf.expired {
 		// The engine counted the row the time ran out at as read and
 		// dropped; it is read in the next call.
-		m.RowsScanned--
-		m.RowsFiltered--
+		call.m.RowsScanned--
+		call.m.RowsFiltered--
 		s.resume = bf.at
-		return rows, true, true, heartbeats, m, nil
+		return true, true, heartbeats, nil
 	}
-	whole = !bf.done || more
-	return rows, more, whole, false, m, nil
+	return more, !bf.done || more, false, nil
+}
+
+// checkWholeRow refuses to cut into batches a row that a filter must see
+// whole (hasFilterRow), as HBase's RegionScannerImpl does once a row
+// reaches the batch.
+func (s *scanner) checkWholeRow(r rowRead) error {
+	if s.batch > 0 && len(r.cells) >= s.batch && s.rs.filter != nil && s.rs.filter.wholeRow() {
+		return excf(wire.ExcIncompatibleFilter, "Filter whose hasFilterRow() returns true is incompatible with scans that must  stop mid-row because of a limit. ScannerContext:{batch limit %d reached in row %s}",
+			s.batch, toStringBinary(r.key))
+	}
+	return nil
 }

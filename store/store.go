@@ -143,8 +143,10 @@ type Scan struct {
 	// Batch, if > 0, caps the cells handed over in one Row: a row with more
 	// comes as several Rows with the same Key, one after another, its cells
 	// in qualifier order (HBase's Scan.setBatch). Without it a row is handed
-	// over whole, and one bigger than the store's max row size fails the
-	// scan with ErrRowTooBig, as HBase's does.
+	// over whole. Either way a scan meets the store's max row size only if
+	// one call's cells pass it: HBase's server weighs the cells of a call,
+	// which ends at DefaultMaxResultSize (mid-row, the client stitching the
+	// rest), so only a limit below that fails a scan, with ErrRowTooBig.
 	Batch int
 }
 
@@ -333,6 +335,10 @@ var (
 
 // DefaultMaxRowSize is HBase's hbase.table.max.rowsize.
 const DefaultMaxRowSize = 1 << 30
+
+// DefaultMaxResultSize is the most a scan call returns, HBase's
+// hbase.client.scanner.max.result.size (2 MiB).
+const DefaultMaxResultSize = 2 << 20
 
 // CellSize is what one cell weighs against the max row size, as HBase's
 // StoreScanner counts it (the cell serialized as a KeyValue, with its

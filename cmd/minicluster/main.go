@@ -27,6 +27,7 @@ import (
 	"commentbench/buildinfo"
 	"commentbench/hbase/sasl"
 	"commentbench/hbasetest"
+	"commentbench/store"
 	"commentbench/store/embedded"
 )
 
@@ -39,6 +40,7 @@ type options struct {
 	faults    string
 	commands  bool
 	flagsFile string
+	maxRow    int64
 
 	keytab, principal, protection string
 	tlsCert, tlsKey, tlsClientCA  string
@@ -110,6 +112,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.faults, "fault", "", "failures to rehearse, AFTER:ACTION[:ARG...] comma-separated, AFTER from start (e.g. 20s:kill:rs2,30s:split:cb_comment); see --help")
 	fs.BoolVar(&o.commands, "commands", false, "read failure commands from stdin, one per line (kill rs2, split TABLE [KEY], move TABLE [SERVER], busy N, status)")
 	fs.StringVar(&o.flagsFile, "flags-file", "", "also write the flags line to this file (for scripts)")
+	fs.Int64Var(&o.maxRow, "max-row-size", store.DefaultMaxRowSize, "the `BYTES` of one row a Get or scan call may return (HBase's hbase.table.max.rowsize): past them the read fails with RowTooBigException")
 	fs.StringVar(&o.keytab, "keytab", "", "Kerberos: the servers' service keytab; every client must then authenticate (SASL GSSAPI)")
 	fs.StringVar(&o.principal, "principal", "", "Kerberos: the servers' principal in --keytab, e.g. hbase/localhost@REALM")
 	fs.StringVar(&o.protection, "protection", "authentication", "Kerberos: layers offered, as hbase.rpc.protection: authentication, integrity, privacy, or a comma-separated list")
@@ -131,6 +134,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	if o.servers < 1 || o.servers > 64 {
 		return o, fmt.Errorf("--servers %d: want 1..64", o.servers)
+	}
+	if o.maxRow <= 0 {
+		return o, fmt.Errorf("--max-row-size %d: want a positive number of bytes", o.maxRow)
 	}
 	if (o.keytab == "") != (o.principal == "") {
 		return o, errors.New("--keytab and --principal go together: the service keytab and the principal in it")
@@ -199,6 +205,7 @@ func start(o options) (*minicluster, error) {
 		eng.Close()
 		return nil, err
 	}
+	cl.SetMaxRowSize(o.maxRow)
 	mc := &minicluster{eng: eng, cl: cl}
 	if o.zk != "" {
 		if err := cl.PublishZooKeeper(strings.Split(o.zk, ","), o.zkRoot); err != nil {

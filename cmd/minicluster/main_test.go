@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -146,5 +147,46 @@ func TestRunStopsCleanly(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"--servers", "0"}, nil, io.Discard, io.Discard); code != 2 {
 		t.Errorf("bad flags: exit %d, want 2", code)
+	}
+}
+
+// --max-row-size is the cluster's hbase.table.max.rowsize: a Get of a row
+// past it fails with RowTooBigException; a non-positive size is refused.
+func TestMaxRowSizeFlag(t *testing.T) {
+	o, err := parseFlags([]string{"--servers", "1", "--max-row-size", "100"}, io.Discard, io.Discard)
+	if err != nil || o.maxRow != 100 {
+		t.Fatalf("parse: %+v %v", o, err)
+	}
+	if o, err := parseFlags(nil, io.Discard, io.Discard); err != nil || o.maxRow != store.DefaultMaxRowSize {
+		t.Fatalf("default: %d %v", o.maxRow, err)
+	}
+	if _, err := parseFlags([]string{"--max-row-size", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("--max-row-size 0 accepted")
+	}
+	mc, err := start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.stop(io.Discard)
+	ctx := context.Background()
+	if err := mc.eng.CreateTable(ctx, store.TableSpec{Name: "t", Family: "f"}); err != nil {
+		t.Fatal(err)
+	}
+	// Four cells of 24 + 4 + 1 + 1 + 1 = 31 bytes: 124 bytes.
+	cells := []store.Cell{{Qualifier: []byte("a"), Value: []byte("v")}, {Qualifier: []byte("b"), Value: []byte("v")},
+		{Qualifier: []byte("c"), Value: []byte("v")}, {Qualifier: []byte("d"), Value: []byte("v")}}
+	if err := mc.eng.Mutate(ctx, "t", store.Put([]byte("wide"), cells...), store.Put([]byte("thin"), cells[:3]...)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := hbase.Dial(ctx, hbase.Options{Bootstrap: mc.cl.Bootstrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Get(ctx, "t", []byte("wide"), ""); !errors.Is(err, hbase.ErrRowTooBig) {
+		t.Errorf("get of 124 bytes: %v", err)
+	}
+	if _, err := c.Get(ctx, "t", []byte("thin"), ""); err != nil {
+		t.Errorf("get of 93 bytes: %v", err)
 	}
 }

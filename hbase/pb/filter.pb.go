@@ -76,7 +76,7 @@ func (x *FilterList_Operator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FilterList_Operator.Descriptor instead.
 func (FilterList_Operator) EnumDescriptor() ([]byte, []int) {
-	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{9, 0}
+	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{11, 0}
 }
 
 // name is the Java class (org.apache.hadoop.hbase.filter.RowFilter, ...),
@@ -449,6 +449,137 @@ func (x *ColumnPrefixFilter) GetPrefix() []byte {
 	return nil
 }
 
+// offset counts columns to skip; column_offset, when set, is the first
+// qualifier to return instead.
+type ColumnPaginationFilter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Limit         *int32                 `protobuf:"varint,1,req,name=limit" json:"limit,omitempty"`
+	Offset        *int32                 `protobuf:"varint,2,opt,name=offset" json:"offset,omitempty"`
+	ColumnOffset  []byte                 `protobuf:"bytes,3,opt,name=column_offset,json=columnOffset" json:"column_offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ColumnPaginationFilter) Reset() {
+	*x = ColumnPaginationFilter{}
+	mi := &file_hbase_proto_filter_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ColumnPaginationFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ColumnPaginationFilter) ProtoMessage() {}
+
+func (x *ColumnPaginationFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_filter_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ColumnPaginationFilter.ProtoReflect.Descriptor instead.
+func (*ColumnPaginationFilter) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ColumnPaginationFilter) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ColumnPaginationFilter) GetOffset() int32 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+func (x *ColumnPaginationFilter) GetColumnOffset() []byte {
+	if x != nil {
+		return x.ColumnOffset
+	}
+	return nil
+}
+
+// An absent bound is open.
+type ColumnRangeFilter struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	MinColumn          []byte                 `protobuf:"bytes,1,opt,name=min_column,json=minColumn" json:"min_column,omitempty"`
+	MinColumnInclusive *bool                  `protobuf:"varint,2,opt,name=min_column_inclusive,json=minColumnInclusive" json:"min_column_inclusive,omitempty"`
+	MaxColumn          []byte                 `protobuf:"bytes,3,opt,name=max_column,json=maxColumn" json:"max_column,omitempty"`
+	MaxColumnInclusive *bool                  `protobuf:"varint,4,opt,name=max_column_inclusive,json=maxColumnInclusive" json:"max_column_inclusive,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ColumnRangeFilter) Reset() {
+	*x = ColumnRangeFilter{}
+	mi := &file_hbase_proto_filter_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ColumnRangeFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ColumnRangeFilter) ProtoMessage() {}
+
+func (x *ColumnRangeFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_hbase_proto_filter_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ColumnRangeFilter.ProtoReflect.Descriptor instead.
+func (*ColumnRangeFilter) Descriptor() ([]byte, []int) {
+	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ColumnRangeFilter) GetMinColumn() []byte {
+	if x != nil {
+		return x.MinColumn
+	}
+	return nil
+}
+
+func (x *ColumnRangeFilter) GetMinColumnInclusive() bool {
+	if x != nil && x.MinColumnInclusive != nil {
+		return *x.MinColumnInclusive
+	}
+	return false
+}
+
+func (x *ColumnRangeFilter) GetMaxColumn() []byte {
+	if x != nil {
+		return x.MaxColumn
+	}
+	return nil
+}
+
+func (x *ColumnRangeFilter) GetMaxColumnInclusive() bool {
+	if x != nil && x.MaxColumnInclusive != nil {
+		return *x.MaxColumnInclusive
+	}
+	return false
+}
+
 type SingleColumnValueFilter struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	ColumnFamily      []byte                 `protobuf:"bytes,1,opt,name=column_family,json=columnFamily" json:"column_family,omitempty"`
@@ -463,7 +594,7 @@ type SingleColumnValueFilter struct {
 
 func (x *SingleColumnValueFilter) Reset() {
 	*x = SingleColumnValueFilter{}
-	mi := &file_hbase_proto_filter_proto_msgTypes[8]
+	mi := &file_hbase_proto_filter_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -475,7 +606,7 @@ func (x *SingleColumnValueFilter) String() string {
 func (*SingleColumnValueFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_filter_proto_msgTypes[8]
+	mi := &file_hbase_proto_filter_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -488,7 +619,7 @@ func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{8}
+	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SingleColumnValueFilter) GetColumnFamily() []byte {
@@ -543,7 +674,7 @@ type FilterList struct {
 
 func (x *FilterList) Reset() {
 	*x = FilterList{}
-	mi := &file_hbase_proto_filter_proto_msgTypes[9]
+	mi := &file_hbase_proto_filter_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +686,7 @@ func (x *FilterList) String() string {
 func (*FilterList) ProtoMessage() {}
 
 func (x *FilterList) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_filter_proto_msgTypes[9]
+	mi := &file_hbase_proto_filter_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +699,7 @@ func (x *FilterList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterList.ProtoReflect.Descriptor instead.
 func (*FilterList) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{9}
+	return file_hbase_proto_filter_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FilterList) GetOperator() FilterList_Operator {
@@ -610,7 +741,18 @@ const file_hbase_proto_filter_proto_rawDesc = "" +
 	"\vValueFilter\x12>\n" +
 	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\",\n" +
 	"\x12ColumnPrefixFilter\x12\x16\n" +
-	"\x06prefix\x18\x01 \x02(\fR\x06prefix\"\xb1\x02\n" +
+	"\x06prefix\x18\x01 \x02(\fR\x06prefix\"k\n" +
+	"\x16ColumnPaginationFilter\x12\x14\n" +
+	"\x05limit\x18\x01 \x02(\x05R\x05limit\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x05R\x06offset\x12#\n" +
+	"\rcolumn_offset\x18\x03 \x01(\fR\fcolumnOffset\"\xb5\x01\n" +
+	"\x11ColumnRangeFilter\x12\x1d\n" +
+	"\n" +
+	"min_column\x18\x01 \x01(\fR\tminColumn\x120\n" +
+	"\x14min_column_inclusive\x18\x02 \x01(\bR\x12minColumnInclusive\x12\x1d\n" +
+	"\n" +
+	"max_column\x18\x03 \x01(\fR\tmaxColumn\x120\n" +
+	"\x14max_column_inclusive\x18\x04 \x01(\bR\x12maxColumnInclusive\"\xb1\x02\n" +
 	"\x17SingleColumnValueFilter\x12#\n" +
 	"\rcolumn_family\x18\x01 \x01(\fR\fcolumnFamily\x12)\n" +
 	"\x10column_qualifier\x18\x02 \x01(\fR\x0fcolumnQualifier\x124\n" +
@@ -642,7 +784,7 @@ func file_hbase_proto_filter_proto_rawDescGZIP() []byte {
 }
 
 var file_hbase_proto_filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hbase_proto_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hbase_proto_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_hbase_proto_filter_proto_goTypes = []any{
 	(FilterList_Operator)(0),        // 0: hbase.pb.FilterList.Operator
 	(*Filter)(nil),                  // 1: hbase.pb.Filter
@@ -653,20 +795,22 @@ var file_hbase_proto_filter_proto_goTypes = []any{
 	(*QualifierFilter)(nil),         // 6: hbase.pb.QualifierFilter
 	(*ValueFilter)(nil),             // 7: hbase.pb.ValueFilter
 	(*ColumnPrefixFilter)(nil),      // 8: hbase.pb.ColumnPrefixFilter
-	(*SingleColumnValueFilter)(nil), // 9: hbase.pb.SingleColumnValueFilter
-	(*FilterList)(nil),              // 10: hbase.pb.FilterList
-	(CompareType)(0),                // 11: hbase.pb.CompareType
-	(*Comparator)(nil),              // 12: hbase.pb.Comparator
+	(*ColumnPaginationFilter)(nil),  // 9: hbase.pb.ColumnPaginationFilter
+	(*ColumnRangeFilter)(nil),       // 10: hbase.pb.ColumnRangeFilter
+	(*SingleColumnValueFilter)(nil), // 11: hbase.pb.SingleColumnValueFilter
+	(*FilterList)(nil),              // 12: hbase.pb.FilterList
+	(CompareType)(0),                // 13: hbase.pb.CompareType
+	(*Comparator)(nil),              // 14: hbase.pb.Comparator
 }
 var file_hbase_proto_filter_proto_depIdxs = []int32{
-	11, // 0: hbase.pb.CompareFilter.compare_op:type_name -> hbase.pb.CompareType
-	12, // 1: hbase.pb.CompareFilter.comparator:type_name -> hbase.pb.Comparator
+	13, // 0: hbase.pb.CompareFilter.compare_op:type_name -> hbase.pb.CompareType
+	14, // 1: hbase.pb.CompareFilter.comparator:type_name -> hbase.pb.Comparator
 	2,  // 2: hbase.pb.RowFilter.compare_filter:type_name -> hbase.pb.CompareFilter
 	2,  // 3: hbase.pb.FamilyFilter.compare_filter:type_name -> hbase.pb.CompareFilter
 	2,  // 4: hbase.pb.QualifierFilter.compare_filter:type_name -> hbase.pb.CompareFilter
 	2,  // 5: hbase.pb.ValueFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	11, // 6: hbase.pb.SingleColumnValueFilter.compare_op:type_name -> hbase.pb.CompareType
-	12, // 7: hbase.pb.SingleColumnValueFilter.comparator:type_name -> hbase.pb.Comparator
+	13, // 6: hbase.pb.SingleColumnValueFilter.compare_op:type_name -> hbase.pb.CompareType
+	14, // 7: hbase.pb.SingleColumnValueFilter.comparator:type_name -> hbase.pb.Comparator
 	0,  // 8: hbase.pb.FilterList.operator:type_name -> hbase.pb.FilterList.Operator
 	1,  // 9: hbase.pb.FilterList.filters:type_name -> hbase.pb.Filter
 	10, // [10:10] is the sub-list for method output_type
@@ -689,7 +833,7 @@ func file_hbase_proto_filter_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbase_proto_filter_proto_rawDesc), len(file_hbase_proto_filter_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -41,6 +41,15 @@ const (
 	// ExcAccessDenied is what HBase's AccessController throws when the
 	// user lacks a permission; a DoNotRetryIOException, so it surfaces.
 	ExcAccessDenied = "org.apache.hadoop.hbase.security.AccessDeniedException"
+	// ExcRowTooBig is what a region server's StoreScanner throws when a
+	// Get or a scan call would return more of one row than
+	// hbase.table.max.rowsize. Through its parent, ExcRowTooBigClient,
+	// it is a DoNotRetryIOException: retrying reads the same row.
+	ExcRowTooBig       = "org.apache.hadoop.hbase.regionserver.RowTooBigException"
+	ExcRowTooBigClient = "org.apache.hadoop.hbase.client.RowTooBigException"
+	// ExcIncompatibleFilter is what a region server throws when a limit
+	// would cut a row that a filter must see whole (hasFilterRow).
+	ExcIncompatibleFilter = "org.apache.hadoop.hbase.filter.IncompatibleFilterException"
 )
 
 // LogClosedMarker in a java.io.IOException's stack trace means the region's

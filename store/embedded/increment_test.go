@@ -91,3 +91,22 @@ func TestMutateIncrementRefusals(t *testing.T) {
 		t.Error("a failed increment's put landed")
 	}
 }
+
+// A scan is weighed a call's worth of cells at a time, as HBase's server
+// weighs them: with a max row size above a call's (2 MiB) no scan meets
+// it, while a Get of the same row does.
+func TestScanWeighsACallAtATime(t *testing.T) {
+	e := openMem(t, Options{DisableSplits: true, MaxRowSize: 3 << 20})
+	mustCreate(t, e, "t")
+	cells := wideCells(400, 10<<10) // 4 MiB
+	for i := 0; i < len(cells); i += 50 {
+		mustPut(t, e, "t", "big", cells[i:i+50]...)
+	}
+	if _, err := e.Get(ctx, "t", []byte("big")); !errors.Is(err, store.ErrRowTooBig) {
+		t.Errorf("Get of a 4 MiB row past a 3 MiB limit: %v, want ErrRowTooBig", err)
+	}
+	got, _ := chunks(t, e, "t", store.Scan{})
+	if len(got) != 1 || len(got[0].Cells) != 400 {
+		t.Errorf("a scan of the row gave %d rows, want it whole", len(got))
+	}
+}

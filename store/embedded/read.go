@@ -29,7 +29,11 @@ import (
 // a CellTTL table (ttl) values carry a header and cells expired at now are
 // not there. A read whose cells of one row weigh more than maxRowSize
 // (when > 0; store.CellSize each, famLen the length of their family's
-// name) fails with store.ErrRowTooBig as soon as they do.
+// name) fails with store.ErrRowTooBig as soon as they do. A scan's
+// weighing starts again every callSize of cells (when > 0), as HBase's
+// does: its server weighs the cells of one call, and ends a call at the
+// result size limit, mid-row if need be, so a row is too big for a scan
+// only past a limit below a call's size.
 type readOpts struct {
 	maxVersions  int
 	minTs, maxTs int64
@@ -39,6 +43,7 @@ type readOpts struct {
 	now          int64
 	maxRowSize   int64
 	famLen       int
+	callSize     int64
 }
 
 // versionsOf is the versions per column a read keeps of family f.
@@ -220,6 +225,9 @@ func (rb *rowBuf) read(it *pebble.Iterator, ro readOpts) error {
 		if ro.maxRowSize > 0 {
 			if size += store.CellSize(len(rb.row), ro.famLen, q1-q0, len(v)); size > ro.maxRowSize {
 				return store.ErrRowTooBig
+			}
+			if ro.callSize > 0 && size >= ro.callSize {
+				size = 0 // the call ends here; the next weighs the rest
 			}
 		}
 	}
@@ -515,7 +523,9 @@ func (e *Engine) Scan(ctx context.Context, tableName string, sc store.Scan, each
 	}
 	defer e.release()
 	var sl slab
-	return e.scan(ctx, t, sc, e.latestOpts(t), func(rb *rowBuf) bool { return each(sl.row(rb)) })
+	ro := e.latestOpts(t)
+	ro.callSize = store.DefaultMaxResultSize
+	return e.scan(ctx, t, sc, ro, func(rb *rowBuf) bool { return each(sl.row(rb)) })
 }
 
 // scan streams rows from one Pebble iterator, so it sees one snapshot and

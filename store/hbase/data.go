@@ -3,25 +3,27 @@ package hbasestore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"commentbench/hbase"
+	"commentbench/hbase/wire"
 	"commentbench/store"
 )
 
 // Mutate implements store.Store, batched per region and server by the
-// client's Multi.
+// client's Multi. A mutation that deletes columns or increments counters
+// is HBase's RowMutations of its Put, a Delete of those columns' every
+// version and an Increment of the counters (HBase 2.4+), applied together
+// or not at all.
 func (s *Store) Mutate(ctx context.Context, table string, muts ...store.Mutation) error {
 	fam, err := s.family(ctx, table)
 	if err != nil {
 		return err
 	}
-	hm := make([]hbase.Mutation, len(muts))
-	for i, m := range muts {
-		hm[i] = hbase.Mutation{Row: m.Row, Family: fam, Cells: toCells(m.Cells), DeleteRow: m.DeleteRow}
-	}
-	if err := s.c.Mutate(ctx, s.name(table), hm); err != nil {
+	if err := s.mutate(ctx, table, fam, muts); err != nil {
 		return s.tableErr("mutate", table, err)
 	}
 	for _, m := range muts {
@@ -31,6 +33,62 @@ func (s *Store) Mutate(ctx context.Context, table string, muts ...store.Mutation
 		}
 	}
 	return nil
+}
+
+// mutate sends muts as Puts and Deletes, or, once one deletes columns or
+// increments, as RowMutations (those that do neither stay a single Put or
+// Delete).
+func (s *Store) mutate(ctx context.Context, table, fam string, muts []store.Mutation) error {
+	if !deletesColumns(muts) {
+		hm := make([]hbase.Mutation, len(muts))
+		for i, m := range muts {
+			hm[i] = hbase.Mutation{Row: m.Row, Family: fam, Cells: toCells(m.Cells), DeleteRow: m.DeleteRow}
+		}
+		return s.c.Mutate(ctx, s.name(table), hm)
+	}
+	rms := make([]hbase.RowMutations, len(muts))
+	for i, m := range muts {
+		rms[i] = rowMutations(m, fam)
+	}
+	return s.c.MutateRows(ctx, s.name(table), rms)
+}
+
+func deletesColumns(muts []store.Mutation) bool {
+	for _, m := range muts {
+		if (len(m.DeleteColumns) > 0 || len(m.Increments) > 0) && !m.DeleteRow {
+			return true
+		}
+	}
+	return false
+}
+
+// rowMutations is m as HBase's RowMutations: its Put, if it puts cells, a
+// Delete of each column it deletes, all versions (DeleteColumn), and an
+// Increment of its counters.
+func rowMutations(m store.Mutation, fam string) hbase.RowMutations {
+	rm := hbase.RowMutations{Row: m.Row}
+	if m.DeleteRow || (len(m.DeleteColumns) == 0 && len(m.Increments) == 0) {
+		rm.Mutations = []hbase.Mutation{{Family: fam, Cells: toCells(m.Cells), DeleteRow: m.DeleteRow}}
+		return rm
+	}
+	if len(m.Cells) > 0 {
+		rm.Mutations = append(rm.Mutations, hbase.Mutation{Family: fam, Cells: toCells(m.Cells)})
+	}
+	if len(m.DeleteColumns) > 0 {
+		del := hbase.Mutation{Family: fam, Cells: make([]hbase.Cell, len(m.DeleteColumns))}
+		for i, q := range m.DeleteColumns {
+			del.Cells[i] = hbase.Cell{Qualifier: q, Type: wire.TypeDeleteColumn}
+		}
+		rm.Mutations = append(rm.Mutations, del)
+	}
+	if len(m.Increments) > 0 {
+		inc := hbase.Mutation{Family: fam, Increment: true, Cells: make([]hbase.Cell, len(m.Increments))}
+		for i, n := range m.Increments {
+			inc.Cells[i] = hbase.Cell{Qualifier: n.Qualifier, Value: binary.BigEndian.AppendUint64(nil, uint64(n.Delta))}
+		}
+		rm.Mutations = append(rm.Mutations, inc)
+	}
+	return rm
 }
 
 // CheckAndPut implements store.Store.
@@ -55,7 +113,7 @@ func (s *Store) CheckAndPut(ctx context.Context, table string, row, qualifier, e
 func (s *Store) Get(ctx context.Context, table string, row []byte) (store.Row, error) {
 	r, err := s.c.Get(ctx, s.name(table), row, "")
 	if err != nil {
-		return store.Row{}, s.tableErr("get", table, err)
+		return store.Row{}, s.rowErr("get", table, row, err)
 	}
 	if bytes.Equal(row, ownerRow) {
 		return store.Row{Key: row}, nil
@@ -69,7 +127,7 @@ func (s *Store) Get(ctx context.Context, table string, row []byte) (store.Row, e
 func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]store.Row, error) {
 	rs, err := s.c.BatchGet(ctx, s.name(table), rows, "")
 	if err != nil {
-		return nil, s.tableErr("get", table, err)
+		return nil, s.batchErr("get", table, err)
 	}
 	out := make([]store.Row, len(rows))
 	for i := range rows {
@@ -97,8 +155,12 @@ func (s *Store) BatchGet(ctx context.Context, table string, rows [][]byte) ([]st
 // one row more when its filter would deliver the owner row. (A forward
 // scan that a filter ends at it, a PrefixFilter over the table's last
 // prefix, still counts it filtered.)
+//
+// With sc.Batch each part of a wide row comes as a Row of its own with the
+// row's Key; the limit counts whole rows. CellsScanned counts the cells
+// returned: the servers report no cell counts.
 func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func(store.Row) bool) (store.ScanMetrics, error) {
-	hs := hbase.Scan{Start: sc.Start, Stop: sc.Stop, Reversed: sc.Reversed, Limit: sc.Limit, Filter: toFilter(sc.Filter)}
+	hs := hbase.Scan{Start: sc.Start, Stop: sc.Stop, Reversed: sc.Reversed, Limit: sc.Limit, Filter: toFilter(sc.Filter), Batch: sc.Batch}
 	readsOwnerFirst := s.readsOwnerFirst(table, sc)
 	ownerPasses := sc.Filter == nil || keeps(sc.Filter, ownerRow)
 	if readsOwnerFirst && sc.Limit > 0 && ownerPasses {
@@ -113,7 +175,11 @@ func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func
 			return true
 		}
 		row := fromResult(r.Row, r)
-		m.RowsScanned++
+		m.CellsScanned += int64(len(row.Cells))
+		whole := !r.Partial // the last (or only) part of its row
+		if whole {
+			m.RowsScanned++
+		}
 		if c := s.attr.at(ctx, s, table, r.Row); c != nil {
 			if !visited[c] { // one read request per region the scan visited
 				visited[c] = true
@@ -121,10 +187,14 @@ func (s *Store) Scan(ctx context.Context, table string, sc store.Scan, each func
 			}
 			// Scan metrics are per call, not per region, so the region
 			// attribution counts the rows returned from each region.
-			c.scanned.Add(1)
+			if whole {
+				c.scanned.Add(1)
+			}
 			c.out.Add(uint64(rowBytes(row)))
 		}
-		delivered++
+		if whole {
+			delivered++
+		}
 		return each(row) && (sc.Limit <= 0 || delivered < sc.Limit)
 	})
 	m.Regions = stats.Regions
@@ -208,7 +278,143 @@ func rowBytes(r store.Row) int {
 	return n
 }
 
-// Read implements store.Store.
+// Read implements store.Store: one Get per read, in one Multi when there
+// are several. Columns are the Get's columns; a Slice is a
+// ColumnRangeFilter [Start, Stop) and a ColumnPaginationFilter (Limit,
+// Offset), together in a MUST_PASS_ALL list when both apply, so the range
+// runs first and the pagination counts only the columns in range. A read
+// of no columns, or of the owner row, needs no Get. The servers report no
+// cell counts: RowsScanned counts the rows that came back with cells,
+// CellsScanned the cells.
 func (s *Store) Read(ctx context.Context, table string, reads []store.Read) ([]store.Row, store.ScanMetrics, error) {
-	return nil, store.ScanMetrics{}, fmt.Errorf("hbase: read: %w", errors.ErrUnsupported)
+	var m store.ScanMetrics
+	gets, at, err := s.gets(ctx, table, reads)
+	if err != nil {
+		return nil, m, err
+	}
+	if len(gets) == 0 {
+		return emptyRows(reads), m, nil
+	}
+	rs, err := s.readGets(ctx, table, gets)
+	if err != nil {
+		return nil, m, err
+	}
+	out := emptyRows(reads)
+	for j, i := range at {
+		out[i] = fromResult(reads[i].Row, rs[j])
+		if out[i].Found() {
+			m.RowsScanned++
+			m.CellsScanned += int64(len(out[i].Cells))
+		}
+		s.attr.got(ctx, s, table, out[i])
+	}
+	return out, m, nil
+}
+
+func emptyRows(reads []store.Read) []store.Row {
+	out := make([]store.Row, len(reads))
+	for i, rd := range reads {
+		out[i].Key = rd.Row
+	}
+	return out
+}
+
+func (s *Store) readGets(ctx context.Context, table string, gets []hbase.Get) ([]hbase.Result, error) {
+	if len(gets) == 1 {
+		r, err := s.c.GetRow(ctx, s.name(table), gets[0])
+		if err != nil {
+			return nil, s.rowErr("read", table, gets[0].Row, err)
+		}
+		return []hbase.Result{r}, nil
+	}
+	rs, err := s.c.BatchGetRows(ctx, s.name(table), gets)
+	if err != nil {
+		return nil, s.batchErr("read", table, err)
+	}
+	return rs, nil
+}
+
+// gets turns the reads that need one into Gets, and says which read each
+// is for. Only reads of named columns need the table's family.
+func (s *Store) gets(ctx context.Context, table string, reads []store.Read) ([]hbase.Get, []int, error) {
+	var gets []hbase.Get
+	var at []int
+	fam := ""
+	for i, rd := range reads {
+		if rd.Columns != nil && rd.Slice != nil {
+			return nil, nil, fmt.Errorf("read %s row %q: both columns and a slice: %w", s.name(table), rd.Row, store.ErrInvalid)
+		}
+		if (rd.Columns != nil && len(rd.Columns) == 0) || bytes.Equal(rd.Row, ownerRow) {
+			continue
+		}
+		g := hbase.Get{Row: rd.Row, Filter: sliceFilter(rd.Slice)}
+		if rd.Columns != nil {
+			if fam == "" {
+				var err error
+				if fam, err = s.readFamily(ctx, table); err != nil {
+					return nil, nil, err
+				}
+			}
+			g.Columns = []hbase.Column{{Family: fam, Qualifiers: rd.Columns}}
+		}
+		gets, at = append(gets, g), append(at, i)
+	}
+	return gets, at, nil
+}
+
+// readFamily is the family the row methods of table read.
+func (s *Store) readFamily(ctx context.Context, table string) (string, error) {
+	v, err := s.owner(ctx, table)
+	switch {
+	case err != nil:
+		return "", err
+	case v.state == ourTable:
+		return v.family, nil
+	case v.state == absentTable:
+		return "", fmt.Errorf("read %s: %w", s.name(table), store.ErrTableNotFound)
+	}
+	return s.o.Family, nil
+}
+
+// sliceFilter is the filter that reads sl of a row; nil for none.
+func sliceFilter(sl *store.Slice) hbase.Filter {
+	if sl == nil {
+		return nil
+	}
+	var fs []hbase.Filter
+	if sl.Start != nil || sl.Stop != nil {
+		fs = append(fs, hbase.ColumnRangeFilter{Min: sl.Start, MinInclusive: true, Max: sl.Stop})
+	}
+	if sl.Limit > 0 || sl.Offset > 0 {
+		limit := sl.Limit
+		if limit <= 0 {
+			limit = math.MaxInt32 // HBase's pagination always has a limit
+		}
+		fs = append(fs, hbase.ColumnPaginationFilter{Limit: limit, Offset: sl.Offset})
+	}
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	}
+	return hbase.FilterList{All: true, Filters: fs}
+}
+
+// rowErr maps a failed read or write of one row, naming the row when it
+// was too big to read.
+func (s *Store) rowErr(op, table string, row []byte, err error) error {
+	if errors.Is(err, hbase.ErrRowTooBig) {
+		return fmt.Errorf("%s %s row %q: %w: %w", op, s.name(table), row, store.ErrRowTooBig, err)
+	}
+	return s.tableErr(op, table, err)
+}
+
+// batchErr is rowErr for a batch whose failed row the error names.
+func (s *Store) batchErr(op, table string, err error) error {
+	var re *hbase.RowError
+	if errors.As(err, &re) {
+		return s.rowErr(op, table, re.Row, re.Err)
+	}
+	return s.tableErr(op, table, err)
 }

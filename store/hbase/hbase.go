@@ -508,6 +508,9 @@ func (s *Store) tableErr(op, table string, err error) error {
 		return fmt.Errorf("%s %s: %w: %w", op, s.name(table), store.ErrTableNotFound, err)
 	case errors.Is(err, hbase.ErrAccessDenied):
 		return refused("%s %s: %s: %w", op, s.name(table), denied(err), err)
+	case errors.Is(err, hbase.ErrRowTooBig):
+		// The server's message names the row ("the row info: ...").
+		return fmt.Errorf("%s %s: %w: %w", op, s.name(table), store.ErrRowTooBig, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, s.name(table), err)
 }
