@@ -78,6 +78,9 @@ type IndexReport struct {
 	// count is not the entries the row holds.
 	Collections int64   `json:"collections,omitempty"`
 	CountOff    Counter `json:"count_off"`
+	// StaleCopies are entries of a listing that copies its comments (a
+	// clustered index) whose copy is not what the comment now says.
+	StaleCopies Counter `json:"stale_copies"`
 }
 
 // RankReport is the product-comment-rank table checked.
@@ -271,16 +274,21 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 		tasks = append(tasks, func() error { return c.join(ctx, pass, joins, rep.Indexes) })
 	}
 	counted := make([]countReport, len(c.indexes))
+	stale := make([]Counter, len(c.indexes))
 	for i, table := range c.indexes {
-		if t := o.Layout.Table(table); t.Meta != nil {
+		t := o.Layout.Table(table)
+		if t.Meta != nil {
 			tasks = append(tasks, func() (err error) { counted[i], err = c.counts(ctx, t); return })
+		}
+		if t.Copy {
+			tasks = append(tasks, func() (err error) { stale[i], err = c.copies(ctx, t); return })
 		}
 	}
 	if err := parallel(tasks); err != nil {
 		return rep, err
 	}
 	for i, cr := range counted {
-		rep.Indexes[i].Collections, rep.Indexes[i].CountOff = cr.collections, cr.off
+		rep.Indexes[i].Collections, rep.Indexes[i].CountOff, rep.Indexes[i].StaleCopies = cr.collections, cr.off, stale[i]
 	}
 	if o.Spread {
 		if spread, err = c.spread(ctx); err != nil {
@@ -391,7 +399,7 @@ func verdict(r Report) (bool, string) {
 	var n int64
 	for _, ix := range r.Indexes {
 		n += ix.Unreferenced.Count + ix.Undefined.Count + ix.Mismatched.Count + ix.Collided.Count + ix.Extra.Count +
-			ix.BadValue.Count + ix.Undecodable.Count + ix.CountOff.Count
+			ix.BadValue.Count + ix.Undecodable.Count + ix.CountOff.Count + ix.StaleCopies.Count
 	}
 	rk := r.Ranks
 	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count

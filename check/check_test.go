@@ -116,9 +116,35 @@ func (d *dataset) userRow(id string) []byte {
 
 func builtin(t testing.TB, name string) *keys.Design {
 	t.Helper()
+	if src, ok := clusteredDesigns[name]; ok {
+		l, err := keys.Parse(name+".yaml", []byte(src))
+		must(t, err)
+		return l
+	}
 	l, err := keys.Builtin(name)
 	must(t, err)
 	return l
+}
+
+// clusteredDesigns are built-ins whose product listing holds a copy of
+// each comment (a clustered index), in a row of its own or in the
+// product's.
+var clusteredDesigns = map[string]string{
+	"clustered":         clusteredOf("unique", "    key: productId lit(c) revTs revLen orderId\n"),
+	"between-clustered": clusteredOf("between", "    meta: lit(l) lit(0x00)\n"),
+}
+
+// clusteredOf is built-in name with its product listing's value a copy of
+// the comment: the value line goes after the product listing's line at.
+func clusteredOf(name, at string) string {
+	l, err := keys.Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	src := strings.Replace(string(l.Source()), "name: "+name, "name: "+name+"-clustered", 1)
+	i := strings.Index(src, "  product-comment:\n")
+	j := i + strings.Index(src[i:], at) + len(at)
+	return src[:j] + "    value: comment\n" + src[j:]
 }
 
 // counters flattens every non-zero counter of a report.
@@ -138,7 +164,8 @@ func allCounters(r Report) map[string]Counter {
 	for _, ix := range r.Indexes {
 		for name, c := range map[string]Counter{"unreferenced": ix.Unreferenced, "undefined": ix.Undefined,
 			"mismatched": ix.Mismatched, "collided": ix.Collided, "extra": ix.Extra,
-			"bad_value": ix.BadValue, "undecodable": ix.Undecodable, "count_off": ix.CountOff} {
+			"bad_value": ix.BadValue, "undecodable": ix.Undecodable, "count_off": ix.CountOff,
+			"stale_copies": ix.StaleCopies} {
 			m[ix.Table+"."+name] = c
 		}
 	}

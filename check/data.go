@@ -188,7 +188,7 @@ func (c *checker) wholeTable(ctx context.Context, table string) iter.Seq2[store.
 	if plain {
 		scan = c.rows(ctx, table, store.Scan{})
 	}
-	return func(yield func(store.Row, error) bool) {
+	entries := func(yield func(store.Row, error) bool) {
 		counting := t != nil && !t.done // a join's second read is not counted again
 		for row, err := range scan {
 			if err != nil {
@@ -212,6 +212,10 @@ func (c *checker) wholeTable(ctx context.Context, table string) iter.Seq2[store.
 			t.finish()
 		}
 	}
+	if tk.Copy {
+		return c.referenceCopies(tk, entries)
+	}
+	return entries
 }
 
 // startTallies readies a tally per store table, before the passes start.

@@ -98,16 +98,16 @@ func (r *repairs) rerank(product string) {
 
 // RepairReport is what a repair does, or would do.
 type RepairReport struct {
-	Puts    int      `json:"index_rows_written"`
-	Deletes int      `json:"index_rows_deleted"`
-	Reranks int      `json:"products_reranked"`
+	Puts    int `json:"index_rows_written"`
+	Deletes int `json:"index_rows_deleted"`
+	Reranks int `json:"products_reranked"`
 	// Recounts are the collections whose count the repair sets to the
 	// entries their row holds after it.
 	Recounts int      `json:"counts_set,omitempty"`
-	Dropped int64    `json:"actions_left_for_next_run,omitempty"`
-	Applied bool     `json:"applied"`
-	Cannot  []string `json:"cannot_repair,omitempty"`
-	actions *repairs
+	Dropped  int64    `json:"actions_left_for_next_run,omitempty"`
+	Applied  bool     `json:"applied"`
+	Cannot   []string `json:"cannot_repair,omitempty"`
+	actions  *repairs
 }
 
 func (r *repairs) report(rep Report) *RepairReport {

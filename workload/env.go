@@ -256,6 +256,8 @@ func ErrorKind(err error) string {
 		return "bad-key"
 	case errors.Is(err, store.ErrClosed):
 		return "closed"
+	case errors.Is(err, store.ErrRowTooBig):
+		return "row-too-big"
 	}
 	return "store"
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/store"
 )
 
 func TestRecentProductsDrain(t *testing.T) {
@@ -62,6 +63,22 @@ func TestNowAgreesWithTimeNow(t *testing.T) {
 		wall := n.Round(0) // the wall reading alone
 		if d := wall.Sub(before.Round(0)); d < -time.Millisecond || d > after.Round(0).Sub(before.Round(0))+time.Millisecond {
 			t.Fatalf("now()'s wall time is %v from time.Now's", d)
+		}
+	}
+}
+
+// An error is counted by the kind a user acts on differently: a wide
+// row read whole past the store's max row size is its own kind.
+func TestErrorKind(t *testing.T) {
+	for err, want := range map[error]string{
+		nil: "",
+		fmt.Errorf("read product row: %w", store.ErrRowTooBig): "row-too-big",
+		fmt.Errorf("get: %w", store.ErrClosed):                 "closed",
+		fmt.Errorf("write: %w", comments.ErrOrderNotFound):     "order-not-found",
+		errors.New("disk on fire"):                             "store",
+	} {
+		if got := ErrorKind(err); got != want {
+			t.Errorf("ErrorKind(%v) = %q, want %q", err, got, want)
 		}
 	}
 }

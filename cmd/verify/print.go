@@ -61,7 +61,8 @@ func printSamples(b *strings.Builder, r check.Report) {
 			named{ix.Table + " mismatched", ix.Mismatched}, named{ix.Table + " collided", ix.Collided},
 			named{ix.Table + " extra references", ix.Extra}, named{ix.Table + " rows holding no comment key", ix.BadValue},
 			named{ix.Table + " rows whose key does not decode", ix.Undecodable},
-			named{ix.Table + " counts other than the entries their row holds", ix.CountOff})
+			named{ix.Table + " counts other than the entries their row holds", ix.CountOff},
+			named{ix.Table + " copies that are not what their comment says", ix.StaleCopies})
 	}
 	rk, rf := r.Ranks, r.References
 	all = append(all, named{"ranks over limit", rk.OverLimit}, named{"rank gaps", rk.Gaps}, named{"stale ranks", rk.Stale},
