@@ -14,6 +14,7 @@ type compareView struct {
 	Runs       []*runView
 	Legend     []legendItem // a colour per run, in every overlaid chart
 	Verdicts   []verdictView
+	Shapes     []shapeView
 	Ops        []opGroup
 	Actions    []opGroup
 	Dists      []figure
@@ -55,6 +56,7 @@ func buildCompare(runs []*Run) (*compareView, error) {
 		c.Runs = append(c.Runs, v)
 		c.Legend = append(c.Legend, legendItem{Name: r.Label, Color: cssColor(seriesColor(i))})
 		c.Verdicts = append(c.Verdicts, verdictView{Run: r.Label, Text: VerdictLine(r, runs[0])})
+		c.Shapes = append(c.Shapes, shapeOf(r))
 	}
 	c.Ops = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Ops })
 	c.Actions = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Actions })

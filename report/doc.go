@@ -11,7 +11,7 @@
 //
 // It must not know how a run is made or checked: nothing of workload, store
 // or a backend. It reads results and check's reports as files, and keys only
-// to lint the design a run names. Percentiles come from the summary as the
-// run computed them (nearest rank); the page never recomputes a figure the
-// summary holds.
+// to lint the design a run names and for the schema's table names.
+// Percentiles come from the summary as the run computed them (nearest
+// rank); the page never recomputes a figure the summary holds.
 package report

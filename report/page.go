@@ -28,6 +28,7 @@ type runView struct {
 	Heatmaps      []heatView
 	Spread        spreadSection
 	Listing       []listingView
+	Wide          *wideView
 	Flaws         *flawsView
 	Violations    []violationView
 	Servers       []serverView
@@ -51,9 +52,10 @@ func buildRun(r *Run) (*runView, error) {
 	s := r.Summary
 	v := &runView{Label: r.Label, Dir: r.Dir, Header: header(r), Verdict: findings(s.Verdict), SLOs: sloViews(s.SLOs),
 		Ops: opViews(s.Ops, r.Label), Actions: opViews(s.Actions, r.Label), ErrorKinds: errorsByKind(s),
-		Spread: spreadOf([]*Run{r}), Listing: listingViews(s, r.Label), Flaws: flawsOf(s.Flaws, r.Label),
-		Violations: violationViews(s.Violations), Steps: stepViews(s.Steps), Capacity: capacityOf(s.Capacity, s.Steps),
-		HotKeys: r.Extras.HotKeys, Lint: lintOf(r), Verify: verifyOf(r.Verify, r.Label)}
+		Spread: spreadOf([]*Run{r}), Listing: listingViews(s, r.Label), Wide: wideOf(s, r.Label),
+		Flaws: flawsOf(s.Flaws, r.Label), Violations: violationViews(s.Violations), Steps: stepViews(s.Steps),
+		Capacity: capacityOf(s.Capacity, s.Steps),
+		HotKeys:  r.Extras.HotKeys, Lint: lintOf(r), Verify: verifyOf(r.Verify, r.Label)}
 	for _, sv := range s.Servers {
 		v.Servers = append(v.Servers, serverView{Server: sv.Server, Requests: thousands(sv.Requests), Utilization: share(sv.Utilization)})
 	}

@@ -104,7 +104,7 @@ func TestOneRunMatchesTheSummary(t *testing.T) {
 		t.Errorf("%d distributions, want one per op and action (%d)", n, len(sum.Ops)+len(sum.Actions))
 	}
 	selfContained(t, page, raw)
-	for _, id := range []string{"servers", "capacity", "hot-keys", "verify"} {
+	for _, id := range []string{"servers", "capacity", "hot-keys", "verify", "wide-rows"} {
 		if byID(page, id) != nil {
 			t.Errorf("section %s shown for a run without its data", id)
 		}
@@ -276,6 +276,15 @@ func TestVerdictLine(t *testing.T) {
 		100*hot(runs[1]), 100*hot(runs[0]))
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "3 lost to colliding keys (seed 3)") {
 		t.Errorf("verdict line\n%s\nwant it to start\n%s\nand hold the collisions", got, want)
+	}
+	cells := func(r *Run) string { c, _ := listingCost(r.Summary); return num(c.CellsPerPage()) }
+	if want := fmt.Sprintf("; %s cells read per page (seed %s);", cells(runs[1]), cells(runs[0])); !strings.Contains(got, want) {
+		t.Errorf("verdict line\n%s\nwant it to hold %q", got, want)
+	}
+	for _, absent := range []string{"per comment", "wide row", "one row", "verify", "(in "} { // no storage, verify or wide rows
+		if strings.Contains(got, absent) {
+			t.Errorf("verdict line\n%s\nholds %q, from figures the runs lack", got, absent)
+		}
 	}
 	if first := VerdictLine(runs[0], runs[0]); strings.Contains(first, "(seed") {
 		t.Errorf("the first run's line compares with itself: %s", first)

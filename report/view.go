@@ -72,6 +72,7 @@ type spreadView struct {
 	Run, Table, Regions, Requests           string
 	Hottest, HottestShare, HottestServer    string
 	HottestWrites, HottestWritesShare       string
+	OneRow, OneRowShare                     string // the row no split divides, when one took most of the hottest writes region
 	RegionGini, RegionMaxMean               string
 	ServerGini, HottestServerShare, Ceiling string
 }
@@ -88,6 +89,9 @@ func spreadViews(ts []spread.TableSpread, run string) []spreadView {
 		}
 		if w := t.HottestWrites; w != nil {
 			v.HottestWrites, v.HottestWritesShare = w.Range, share(w.Share)
+		}
+		if u := t.Unsplittable; u != nil {
+			v.OneRow, v.OneRowShare = u.Row, share(u.Share)
 		}
 		out = append(out, v)
 	}
@@ -136,7 +140,8 @@ func spreadOf(runs []*Run) spreadSection {
 }
 
 type listingView struct {
-	Run, Op, Pages, Scans, Rows, ScansPerPage, RowsPerPage, MaxRows string
+	Run, Op, Pages, Scans, Rows, Cells               string
+	ScansPerPage, RowsPerPage, MaxRows, CellsPerPage string
 }
 
 func listingViews(s results.Summary, run string) []listingView {
@@ -144,8 +149,8 @@ func listingViews(s results.Summary, run string) []listingView {
 	for _, o := range s.Ops {
 		if l := o.Listing; l != nil {
 			out = append(out, listingView{Run: run, Op: o.Op, Pages: thousands(l.Pages), Scans: thousands(l.Scans),
-				Rows: thousands(l.Rows), ScansPerPage: fixed2(l.ScansPerPage), RowsPerPage: fixed2(l.RowsPerPage),
-				MaxRows: thousands(l.MaxRows)})
+				Rows: thousands(l.Rows), Cells: thousands(l.Cells), ScansPerPage: fixed2(l.ScansPerPage),
+				RowsPerPage: fixed2(l.RowsPerPage), MaxRows: thousands(l.MaxRows), CellsPerPage: fixed2(l.CellsPerPage)})
 		}
 	}
 	return out
@@ -257,7 +262,8 @@ type verifyView struct {
 	IndexCols                        []string // the columns of Indexes after the table
 }
 
-var indexCols = []string{"rows", "referenced", "unreferenced", "undefined", "mismatched", "collided", "extra", "bad_value", "undecodable"}
+var indexCols = []string{"rows", "referenced", "collections", "unreferenced", "undefined", "mismatched", "collided", "extra",
+	"bad_value", "undecodable", "count_off", "stale_copies"}
 
 func verifyOf(rep *check.Report, run string) *verifyView {
 	if rep == nil {
@@ -268,11 +274,12 @@ func verifyOf(rep *check.Report, run string) *verifyView {
 	var unref int64
 	for _, ix := range rep.Indexes {
 		unref += ix.Unreferenced.Count
-		cs := []check.Counter{ix.Unreferenced, ix.Undefined, ix.Mismatched, ix.Collided, ix.Extra, ix.BadValue, ix.Undecodable}
-		row := []string{ix.Table, thousands(ix.Rows), thousands(ix.Referenced)}
-		for i, c := range cs {
+		cs := []check.Counter{ix.Unreferenced, ix.Undefined, ix.Mismatched, ix.Collided, ix.Extra, ix.BadValue, ix.Undecodable,
+			ix.CountOff, ix.StaleCopies}
+		row := []string{ix.Table, thousands(ix.Rows), thousands(ix.Referenced), thousands(ix.Collections)}
+		for _, c := range cs {
+			v.Samples = append(v.Samples, samples(ix.Table+" "+indexCols[len(row)-1], c)...)
 			row = append(row, thousands(c.Count))
-			v.Samples = append(v.Samples, samples(ix.Table+" "+indexCols[i+2], c)...)
 		}
 		v.Indexes = append(v.Indexes, row)
 	}
