@@ -17,11 +17,17 @@ import (
 
 	"commentbench/hbase"
 	"commentbench/hbase/sasl"
+	"commentbench/entry"
 	"commentbench/plan"
 	"commentbench/store"
 	"commentbench/store/embedded"
 	hbasestore "commentbench/store/hbase"
 )
+
+// MinMaxRowSize is the least --max-row-size: what the harness's own reads
+// of a wide row (entry.Batch cells, comments of up to a few KiB each) may
+// take at once.
+const MinMaxRowSize = 1 << 20
 
 // Names lists the --backend values.
 var Names = []string{"embedded", "hbase"}
@@ -148,6 +154,9 @@ func (f *Flags) Validate() error {
 		n, err := plan.ParseSize(f.maxRowSize)
 		if err != nil {
 			return fmt.Errorf("--max-row-size: %w", err)
+		}
+		if n < MinMaxRowSize {
+			return fmt.Errorf("--max-row-size %s: want at least 1MiB: the harness reads a wide row's cells %d at a time, up to that much", f.maxRowSize, entry.Batch)
 		}
 		f.MaxRowSize = n
 	}

@@ -70,3 +70,36 @@ func BenchmarkProductPage(b *testing.B) {
 		})
 	}
 }
+
+// The same listing page, the second of a product with 1,000 comments
+// among 20 products', read from a wide row (between: a slice of the
+// product row's columns, and the page's comments from the same row) and
+// from tall index rows (unique: a bounded scan, then a batch get of the
+// comments). make bench prints the two side by side.
+func BenchmarkListingPageShape(b *testing.B) {
+	for _, name := range []string{"unique", "between"} {
+		b.Run(name, func(b *testing.B) {
+			l, err := keys.Builtin(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f := benchFixture(b, l, comments.Bounded)
+			var ps []string
+			for range 20 {
+				ps = append(ps, f.product())
+			}
+			f.fillProducts(ps, 1000)
+			first, err := f.sys.ProductPage(f.ctx, ps[7], nil, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				p, err := f.sys.ProductPage(f.ctx, ps[7], first.Next, 10)
+				if err != nil || len(p.Entries) != 10 {
+					b.Fatalf("page: %d entries, %v", len(p.Entries), err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}

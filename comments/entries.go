@@ -98,8 +98,8 @@ func (s *System) eachSlice(ctx context.Context, l keys.Listing, branch int, f fu
 }
 
 // sliceRows is how many columns a walk of a whole wide listing reads at
-// once.
-const sliceRows = 1000
+// once: entry.Batch's, for the same reason.
+const sliceRows = entry.Batch
 
 // editCopies rewrites the copies of an edited comment that clustered
 // listings hold. An entry's key holds the length the comment had when it

@@ -75,9 +75,9 @@ func TestBenchPrintsEveryGoal(t *testing.T) {
 	}
 	// The three absolute goals each have a second line against the code
 	// the issue measured, when git has it.
-	want := "write write steady verify harness scan rtt"
+	want := "write write steady verify harness scan rtt shape"
 	if exec.Command("git", "-C", "..", "rev-parse", "-q", "--verify", issueBase+"^{commit}").Run() == nil {
-		want = "write write steady verify verify harness harness scan rtt rtt"
+		want = "write write steady verify verify harness harness scan rtt rtt shape"
 	}
 	if got := strings.Join(goals, " "); got != want {
 		t.Fatalf("goals %q, want %q:\n%s", got, want, summary)

@@ -72,8 +72,8 @@ func Each(t *keys.TableKey, r store.Row, yield func(store.Row) bool) bool {
 
 // Batch is how many cells a scan of a table of wide rows asks for in one
 // row: a row of any width is read a batch at a time, so no read meets the
-// store's max row size.
-const Batch = 1024
+// store's max row size (256 comments of a few KiB stay under 1 MiB).
+const Batch = 256
 
 // ScanOf is the scan that reads t's entries from its store table, a batch
 // of cells at a time: a row may be wide, or another table's.

@@ -31,9 +31,9 @@ const (
 	// FindAtomic: a comment's entries that share a row change in one row
 	// mutation, atomically; those that do not are written apart.
 	FindAtomic = "atomic"
-	// FindCounted: a collection's count is kept in its row, so every write
-	// of the row reads the count and checks and puts it: writers of a hot
-	// row race and retry.
+	// FindCounted: a collection's count is kept in its row, so every
+	// write of the row increments it: writers of a hot row take its lock in
+	// turn.
 	FindCounted = "counted"
 )
 
@@ -345,29 +345,15 @@ func listingFindings(t *TableKey) []Finding {
 // change together in one row, and the counts kept in rows.
 func (d *Design) wideFindings() []Finding {
 	var out []Finding
-	type row struct{ store, owner string }
-	grows := map[row][]string{} // the tables that add a column to each row with every comment
-	var order []row
-	for _, name := range append([]string{Comment}, d.indexes()...) {
-		t := d.Table(name)
-		if !t.Wide() {
+	for _, w := range d.WideRows() {
+		if w.Owner == "" {
+			out = append(out, Finding{Kind: FindOneRow, Table: strings.Join(w.Tables, ", "), Hotspot: true,
+				Message: fmt.Sprintf("every comment writes into one row of %s: an unsplittable hotspot, the whole site's writes on one region's server, and a row that grows with every comment for ever", w.Store)})
 			continue
 		}
-		r := row{t.Store, rowOwner(t)}
-		if r.owner == "" {
-			out = append(out, Finding{Kind: FindOneRow, Table: name, Hotspot: true,
-				Message: fmt.Sprintf("every comment writes into one row of %s: an unsplittable hotspot, the whole site's writes on one region's server, and a row that grows with every comment for ever", t.Store)})
-			continue
-		}
-		if grows[r] == nil {
-			order = append(order, r)
-		}
-		grows[r] = append(grows[r], name)
-	}
-	for _, r := range order {
-		noun := fieldNoun[r.owner]
-		out = append(out, Finding{Kind: FindUnbounded, Table: strings.Join(grows[r], ", "),
-			Message: fmt.Sprintf("each %s's row of %s takes a column in %s for each of its comments, for ever: a row no region split divides, which a hot %s makes the hottest and biggest there is", noun, r.store, strings.Join(grows[r], " and "), noun)})
+		noun := fieldNoun[w.Owner]
+		out = append(out, Finding{Kind: FindUnbounded, Table: strings.Join(w.Tables, ", "),
+			Message: fmt.Sprintf("each %s's row of %s takes a column in %s for each of its comments, for ever: a row no region split divides, which a hot %s makes the hottest and biggest there is", noun, w.Store, strings.Join(w.Tables, " and "), noun)})
 	}
 	if f, ok := d.atomicFinding(); ok {
 		out = append(out, f)
@@ -375,8 +361,39 @@ func (d *Design) wideFindings() []Finding {
 	for _, name := range d.indexes() {
 		if t := d.Table(name); t.Meta != nil {
 			out = append(out, Finding{Kind: FindCounted, Table: name,
-				Message: fmt.Sprintf("the collection's count %s is kept in its row: every comment reads it and checks and puts it with the entry, so writers of one hot row race, and the losers read and try again", QuoteBytes(t.Meta))})
+				Message: fmt.Sprintf("the collection's count %s is kept in its row and every comment increments it in the same row mutation: writers of one hot row wait for its lock in turn", QuoteBytes(t.Meta))})
 		}
+	}
+	return out
+}
+
+// WideRow is a kind of row that a comment adds columns to: one per owner
+// (a product's, a user's) or, with no owner, one row for every comment.
+// Such a row grows with its owner's comments for as long as the data
+// lives, and no region split divides it.
+type WideRow struct {
+	Store  string
+	Owner  string   // the id field the row key holds; "" for one row of literals
+	Tables []string // the tables whose entries it holds, a column each per comment
+}
+
+// WideRows are the kinds of row the design's comment writes add columns
+// to, in the order the tables are written.
+func (d *Design) WideRows() []WideRow {
+	var out []WideRow
+	at := map[[2]string]int{}
+	for _, name := range append([]string{Comment}, d.indexes()...) {
+		t := d.Table(name)
+		if !t.Wide() {
+			continue
+		}
+		k := [2]string{t.Store, rowOwner(t)}
+		if i, ok := at[k]; ok {
+			out[i].Tables = append(out[i].Tables, name)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, WideRow{Store: t.Store, Owner: k[1], Tables: []string{name}})
 	}
 	return out
 }

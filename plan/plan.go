@@ -26,6 +26,11 @@ type Inputs struct {
 	// products (one order, one comment per product).
 	OrdersPerComment float64 `json:"orders_per_comment"`
 	RegionSize       int64   `json:"region_size_bytes"`
+	// The hottest product's and the hottest user's share of comments, and
+	// the max row size: what the biggest wide row of a design grows to.
+	HottestProductShare float64 `json:"hottest_product_share,omitempty"`
+	HottestUserShare    float64 `json:"hottest_user_share,omitempty"`
+	MaxRowSize          int64   `json:"max_row_size_bytes,omitempty"`
 }
 
 // TablePlan is one table after the plan's days.
@@ -70,8 +75,9 @@ type Report struct {
 	Total       Totals      `json:"total"`
 	Replication int         `json:"hdfs_replication"`
 	// Wide: the design keeps some tables' entries as columns of wide rows,
-	// so a table's "rows" are its entries.
-	Wide bool `json:"wide,omitempty"`
+	// so a table's "rows" are its entries; Rows are its biggest wide rows.
+	Wide bool      `json:"wide,omitempty"`
+	Rows []RowPlan `json:"wide_rows,omitempty"`
 	NotModeled  []string    `json:"not_modeled"`
 }
 
@@ -104,6 +110,7 @@ func (m *Model) Plan(in Inputs) Report {
 		r.Total.add(tp)
 	}
 	r.Total.ReplicatedBytes = r.Total.Bytes * Replication
+	r.Rows = m.Rows(in)
 	return r
 }
 

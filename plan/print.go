@@ -20,6 +20,7 @@ func (r Report) Print(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "%-20s %3s %6s %6s %8.1f %14s %9s %7d %7s\n", "total", "", "", "", r.Total.PerComment,
 		Count(r.Total.Rows), FormatSize(r.Total.Bytes), r.Total.Regions, perDay(r.Total.NewRegionsPerDay))
+	r.PrintRows(&b)
 	r.printFoot(&b)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -6,7 +6,7 @@
 # figures, are what a shared machine can be trusted with.
 #
 #   make bench                          # every goal (about 40 minutes)
-#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt
+#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt shape
 #   ROUNDS=7 BENCHTIME=2s make bench
 #
 # Three goals are absolute figures (a round trip within 40 µs, 1.8M store
@@ -28,7 +28,7 @@ BENCHTIME=${BENCHTIME:-1s}
 STEADY=${STEADY:-4m}
 VERIFY_COMMENTS=${VERIFY_COMMENTS:-1000000}
 WRITES=${WRITES:-100000}
-GOALS=${GOALS:-write steady verify harness scan rtt}
+GOALS=${GOALS:-write steady verify harness scan rtt shape}
 W=$(mktemp -d "${TMPDIR:-/tmp}/commentbench-bench.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "work dir: $W"; else trap 'rm -rf "$W"' EXIT; fi
 RESULTS=$W/results
@@ -40,6 +40,7 @@ go test -c -o "$W/hbase.test" ./hbase
 go test -c -o "$W/workload.test" ./workload
 go test -c -o "$W/results.test" ./results
 go test -c -o "$W/pace.test" ./pace
+go test -c -o "$W/comments.test" ./comments
 go build -o "$W/" ./cmd/loadgen ./cmd/verify ./scripts/peakrss
 
 # gobench BIN REGEX UNIT [ARGS...]: one benchmark run, the value of UNIT.
@@ -259,11 +260,22 @@ goal_rtt() {
 	pair rttb
 }
 
+# 7. A listing page read from a wide row (between: a slice of the product
+# row's columns, the comments from the same row) against the same page
+# from tall index rows (unique: a bounded scan, then a batch get), on the
+# embedded engine: what keeping a listing in columns costs a reader.
+goal_shape() {
+	side_a() { gobench "$W/comments.test" '^BenchmarkListingPageShape/between$' pages/s; }
+	side_b() { gobench "$W/comments.test" '^BenchmarkListingPageShape/unique$' pages/s; }
+	line_shape() { local r; r=$(div "$1" "$2"); say shape "wide-row pages/s" "$(fmt "$1")" "tall-index pages/s" "$(fmt "$2")" "$r" ">= 0.5" "$(ge "$r" 0.5)"; }
+	pair shape
+}
+
 for g in $GOALS; do
 	case $g in
-	write | steady | verify | harness | scan | rtt) "goal_$g" ;;
+	write | steady | verify | harness | scan | rtt | shape) "goal_$g" ;;
 	*)
-		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt)" >&2
+		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt shape)" >&2
 		exit 2
 		;;
 	esac

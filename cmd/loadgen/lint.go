@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,9 @@ import (
 
 	"commentbench/keys"
 	"commentbench/model"
+	"commentbench/plan"
+	"commentbench/store"
+	"commentbench/workload"
 )
 
 // lint analyses a key design without running anything: each table's key
@@ -25,6 +29,12 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	print := fs.Bool("print", false, "print the design file itself")
 	regions := fs.Int("regions", 8, "regions, for the split points of tables split by --regions")
 	ids := fs.String("ids", "random", "id scheme, for the split points: "+strings.Join(keys.SchemeNames(), ", "))
+	pf := &planFlags{perDay: countFlag{v: 1_000_000, max: maxPlanCount}, days: countFlag{v: 30, max: maxPlanDays},
+		regionSize: sizeFlag(10 << 30), maxRowSize: sizeFlag(store.DefaultMaxRowSize)}
+	fs.Var(&pf.perDay, "comments-per-day", "wide rows: the rate their growth is projected at (loadgen plan's model)")
+	fs.Var(&pf.days, "days", "wide rows: the days their growth is projected over")
+	fs.Var(&pf.maxRowSize, "max-row-size", "wide rows: HBase's hbase.table.max.rowsize, past which a whole-row read fails")
+	fs.StringVar(&pf.preset, "preset", "steady", "wide rows: the scenario whose popularity and values the projection takes: "+strings.Join(workload.PresetNames(), ", "))
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: loadgen lint --layout NAME|FILE [--json] [--print]\n\n"+
 			"Shows a key design's keys, split points and bytes per comment, and what can be told\n"+
@@ -60,15 +70,29 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, fmt.Errorf("--regions %d: %w", *regions, err))
 	}
 	val := commentValueBytes()
+	var rows *plan.Report
+	if d.Wide() {
+		pf.layout = *layout
+		rep, err := pf.report(context.Background(), fs)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		rows = &rep
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		var wide []plan.RowPlan
+		if rows != nil {
+			wide = rows.Rows
+		}
 		err = enc.Encode(struct {
 			keys.LintReport
-			CommentValueBytes int `json:"comment_value_bytes"`
-		}{r, val})
+			CommentValueBytes int             `json:"comment_value_bytes"`
+			WideRows          []plan.RowPlan `json:"wide_rows,omitempty"`
+		}{r, val, wide})
 	} else {
-		err = printLint(stdout, r, val)
+		err = printLint(stdout, r, val, rows)
 	}
 	if err != nil {
 		return fail(stderr, err)
@@ -90,7 +114,7 @@ func commentValueBytes() int {
 	return len(b)
 }
 
-func printLint(w io.Writer, r keys.LintReport, commentValue int) error {
+func printLint(w io.Writer, r keys.LintReport, commentValue int, rows *plan.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "design %s (%s)\n", r.Design, r.File)
 	if r.Description != "" {
@@ -129,6 +153,9 @@ func printLint(w io.Writer, r keys.LintReport, commentValue int) error {
 			label = "HOT "
 		}
 		b.WriteString(wrap(fmt.Sprintf("%s %s (%s): %s", label, f.Table, f.Kind, f.Message), "  ", "       ", 78) + "\n")
+	}
+	if rows != nil {
+		rows.PrintRows(&b)
 	}
 	if r.CollisionRisk {
 		b.WriteString("\ncollision risk: comments can be lost (exit 1)\n")

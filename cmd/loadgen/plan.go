@@ -43,7 +43,7 @@ type planFlags struct {
 	perDay, days             countFlag
 	users, products, sellers countFlag
 	ordersPer                ratioFlag
-	regionSize               sizeFlag
+	regionSize, maxRowSize   sizeFlag
 	asJSON                   bool
 }
 
@@ -75,7 +75,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 func parsePlan(args []string, stderr io.Writer) (*planFlags, *pflag.FlagSet, int) {
 	f := &planFlags{perDay: countFlag{max: maxPlanCount}, days: countFlag{max: maxPlanDays},
 		users: countFlag{max: maxPlanCount}, products: countFlag{max: maxPlanCount}, sellers: countFlag{max: maxPlanCount},
-		regionSize: sizeFlag(10 << 30)}
+		regionSize: sizeFlag(10 << 30), maxRowSize: sizeFlag(store.DefaultMaxRowSize)}
 	fs := pflag.NewFlagSet("loadgen plan", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.layout, "layout", "", "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file")
@@ -86,6 +86,7 @@ func parsePlan(args []string, stderr io.Writer) (*planFlags, *pflag.FlagSet, int
 	fs.Var(&f.sellers, "sellers", "sellers (default: the scenario's)")
 	fs.Var(&f.ordersPer, "orders-per-comment", "orders per comment, below 1 when orders hold several commented products (default: from the scenario's mix)")
 	fs.Var(&f.regionSize, "region-size", "size at which a region splits: "+plan.SizeSyntax)
+	fs.Var(&f.maxRowSize, "max-row-size", "HBase's hbase.table.max.rowsize, past which a whole-row read fails (wide rows)")
 	fs.StringVar(&f.preset, "preset", "steady", "scenario whose comment texts, entities, mix and population are planned for: "+strings.Join(workload.PresetNames(), ", "))
 	fs.StringVar(&f.scenario, "scenario", "", "YAML scenario file, instead of --preset")
 	fs.BoolVar(&f.asJSON, "json", false, "print the plan as a JSON document")
@@ -141,7 +142,7 @@ func (f *planFlags) report(ctx context.Context, fs *pflag.FlagSet) (plan.Report,
 	}
 	in := plan.Inputs{CommentsPerDay: f.perDay.v, Days: int(f.days.v), Users: int64(sc.Users),
 		Products: int64(sc.Products), Sellers: int64(sc.Sellers), OrdersPerComment: ordersPerComment(sc),
-		RegionSize: int64(f.regionSize)}
+		RegionSize: int64(f.regionSize), MaxRowSize: int64(f.maxRowSize)}
 	override := map[string]func(){"users": func() { in.Users = f.users.v }, "products": func() { in.Products = f.products.v },
 		"sellers": func() { in.Sellers = f.sellers.v }, "orders-per-comment": func() { in.OrdersPerComment = float64(f.ordersPer) }}
 	for name, set := range override {
@@ -149,8 +150,33 @@ func (f *planFlags) report(ctx context.Context, fs *pflag.FlagSet) (plan.Report,
 			set()
 		}
 	}
+	if in.HottestProductShare, in.HottestUserShare, err = hottestShares(sc, in.Products, in.Users); err != nil {
+		return plan.Report{}, err
+	}
 	return m.Plan(in), nil
 }
+
+// hottestShares are the parts of all comments the scenario's hottest
+// product and hottest user write, among products and users as many as
+// the plan's: the product by its popularity, the user by the hot users'
+// share or, without hot users, as one of all.
+func hottestShares(sc workload.Scenario, products, users int64) (product, user float64, err error) {
+	ps := sc.Popularity
+	pop, err := workload.NewPopularity(int(min(products, maxPopularityItems)), ps.Exponent, ps.HotProducts, ps.HotShare)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the scenario's popularity over %d products: %w", products, err)
+	}
+	user = 1 / float64(users)
+	if ps.HotUsers > 0 {
+		user = ps.HotUserShare/float64(ps.HotUsers) + (1-ps.HotUserShare)*user
+	}
+	return pop.Share(0), user, nil
+}
+
+// maxPopularityItems bounds the products the hottest's share is computed
+// over: a Zipf law's top share hardly moves past millions, and its table
+// is made item by item.
+const maxPopularityItems = 10_000_000
 
 func (f *planFlags) loadScenario() (workload.Scenario, error) {
 	if f.scenario != "" {

@@ -110,3 +110,24 @@ func TestScanWeighsACallAtATime(t *testing.T) {
 		t.Errorf("a scan of the row gave %d rows, want it whole", len(got))
 	}
 }
+
+// A counter keeps one version on disk however often it is incremented,
+// as HBase's flush leaves one of a table of one version: a hot row's count
+// is no trail of versions for its reads to walk.
+func TestIncrementKeepsOneVersion(t *testing.T) {
+	clk := newClock(100)
+	e := openMem(t, Options{Now: clk.now, DisableSplits: true})
+	mustCreate(t, e, "t")
+	for range 5 {
+		clk.set(clk.now() + 1)
+		if err := e.Mutate(ctx, "t", store.Mutation{Row: []byte("r"), Increments: []store.Increment{inc("n", 2)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := rawEntries(t, e, "t", "r"); got != "n@105" {
+		t.Errorf("Pebble holds %s, want n@105 alone", got)
+	}
+	if n := counter(t, e, "t", "r", "n"); n != 10 {
+		t.Errorf("counter %d, want 10", n)
+	}
+}

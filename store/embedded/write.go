@@ -244,7 +244,7 @@ func (e *Engine) increment(b *pebble.Batch, t *table, m store.Mutation, now int6
 	for i, inc := range m.Increments {
 		qs[i] = inc.Qualifier
 	}
-	cur, err := e.counters(t, m.Row, qs)
+	cur, stamps, err := e.counters(t, m.Row, qs)
 	if err != nil {
 		return w, fmt.Errorf("embedded: increment row %q of %q: %w", m.Row, t.name, err)
 	}
@@ -254,6 +254,13 @@ func (e *Engine) increment(b *pebble.Batch, t *table, m store.Mutation, now int6
 		v, again := (*counted)[key]
 		if !again {
 			v = cur[i]
+			// The value it replaces goes now, where HBase's next flush
+			// would drop it (a table keeps one version): a hot counter
+			// leaves no trail of versions for every read of it to walk.
+			if stamps[i] >= 0 && stamps[i] != now {
+				ws.key = appendCellKey(ws.key[:0], t.id, m.Row, t.def, inc.Qualifier, stamps[i])
+				_ = b.Delete(ws.key, nil)
+			}
 		}
 		v += inc.Delta
 		if *counted == nil {
@@ -266,34 +273,37 @@ func (e *Engine) increment(b *pebble.Batch, t *table, m store.Mutation, now int6
 }
 
 // counters reads the newest values of counters qs of row, 0 for one that
-// is not there. It is the write's own read, charged to no region's reads.
-func (e *Engine) counters(t *table, row []byte, qs [][]byte) ([]int64, error) {
+// is not there, and their cells' timestamps (-1 for none). It is the
+// write's own read, charged to no region's reads.
+func (e *Engine) counters(t *table, row []byte, qs [][]byte) ([]int64, []int64, error) {
 	cs := colScratchPool.Get().(*colScratch)
 	defer colScratchPool.Put(cs)
 	cs.lower = appendRowPrefix(cs.lower[:0], t.id, row)
 	cs.upper = appendRowPrefixEnd(cs.upper[:0], t.id, row)
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: cs.lower, UpperBound: cs.upper})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer it.Close()
 	cs.c.it, cs.c.point, cs.c.ro = it, true, e.latestOpts(t)
 	defer func() { cs.c.it = nil }()
 	if _, err := cs.readRow(t, store.Read{Row: row, Columns: qs}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]int64, len(qs))
+	vals, stamps := make([]int64, len(qs)), make([]int64, len(qs))
 	for i, q := range qs {
-		v, ok := cs.rb.value(q)
-		switch {
-		case !ok:
-		case len(v) != 8:
-			return nil, fmt.Errorf("column %q holds %d bytes, not a counter's 8", q, len(v))
-		default:
-			out[i] = int64(binary.BigEndian.Uint64(v))
+		stamps[i] = -1
+		c, ok := cs.rb.cell(q)
+		if !ok {
+			continue
 		}
+		v := cs.rb.arena[c.q1:c.v1]
+		if len(v) != 8 {
+			return nil, nil, fmt.Errorf("column %q holds %d bytes, not a counter's 8", q, len(v))
+		}
+		vals[i], stamps[i] = int64(binary.BigEndian.Uint64(v)), c.ts
 	}
-	return out, nil
+	return vals, stamps, nil
 }
 
 // deleteColumns adds to b a DeleteColumn marker at now on each of a row's

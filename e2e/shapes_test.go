@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"commentbench/check"
+	"commentbench/results"
+)
+
+// shapesRun runs the shapes preset, shortened, on layout: into dir on the
+// embedded engine, or through the HBase protocol when hbase holds the
+// cluster's flags. It returns the summary and verify's report of the data.
+func shapesRun(t *testing.T, dir, layout string, hbase []string, extra ...string) (results.Summary, string) {
+	t.Helper()
+	out := filepath.Join(dir, "out")
+	where := []string{"--data-dir", filepath.Join(dir, "data")}
+	if hbase != nil {
+		where = hbase
+	}
+	args := append([]string{"--preset", "shapes", "--layout", layout, "--duration", "3s", "--warmup", "1s",
+		"--users", "2000", "--products", "200", "--quiet", "--out", out}, where...)
+	if o, e, code := run(t, "loadgen", append(args, extra...)...); code != 0 {
+		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, o, e)
+	}
+	sum, err := results.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, out
+}
+
+// The seeds' wide shapes run on the embedded engine and through the HBase
+// protocol, and verify clean. Between keeps a product's comments in its
+// row: the hot product's row takes most of its table's writes, and its
+// region is reported unsplittable. Feed writes every comment into one
+// row: that row holds every comment, and is unsplittable too.
+func TestShapesWide(t *testing.T) {
+	t.Parallel()
+	cl, _ := cluster(t)
+	for _, backend := range []string{"embedded", "hbase"} {
+		for _, layout := range []string{"between", "feed"} {
+			t.Run(backend+"/"+layout, func(t *testing.T) {
+				dir := t.TempDir()
+				var hb []string
+				where := []string{"--data-dir", filepath.Join(dir, "data")}
+				if backend == "hbase" {
+					hb = hbaseArgs(cl, "cb_"+layout+"_")
+					where = hb
+				}
+				sum, out := shapesRun(t, dir, layout, hb)
+				rep, code := verifyJSON(t, append(where, "--run", out)...)
+				if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 {
+					t.Fatalf("verify: exit %d, %s, lost %d", code, rep.Verdict, rep.Run.Lost.Count)
+				}
+				store := map[string]string{"between": "product", "feed": "product-comment"}[layout]
+				ts := tableSpread(t, sum, store)
+				if ts.Unsplittable == nil {
+					t.Errorf("%s's hottest writes region %+v is not reported unsplittable", store, ts.HottestWrites)
+				}
+				top := topRow(t, sum, store)
+				switch layout {
+				case "between":
+					if share := float64(top.Writes-top.Error) / float64(ts.Writes); share < 0.5 {
+						t.Errorf("the hot product's row %s took %d of %s's %d writes, want at least half", top.Row, top.Writes, store, ts.Writes)
+					}
+				case "feed":
+					if !strings.Contains(top.Row, "__notag__") {
+						t.Errorf("the most written row of %s is %s, want the one every comment goes in", store, top.Row)
+					}
+					big := biggestRow(t, rep.Spread.Tables, store)
+					if big.Cells != rep.References.Comments || !strings.Contains(big.Row, "__notag__") {
+						t.Errorf("the biggest row of %s is %s of %d cells; want __notag__, holding every one of the %d comments",
+							store, big.Row, big.Cells, rep.References.Comments)
+					}
+				}
+			})
+		}
+	}
+}
+
+func topRow(t *testing.T, s results.Summary, table string) results.HotRow {
+	t.Helper()
+	for _, r := range s.HotRows { // each table's, most written first
+		if r.Table == table {
+			return r
+		}
+	}
+	t.Fatalf("no hot row of %s in %+v", table, s.HotRows)
+	return results.HotRow{}
+}
+
+func biggestRow(t *testing.T, tables []check.TableData, table string) check.RowSize {
+	t.Helper()
+	for _, td := range tables {
+		if td.Table == table && len(td.BiggestRows) > 0 {
+			return td.BiggestRows[0]
+		}
+	}
+	t.Fatalf("verify names no biggest row of %s", table)
+	return check.RowSize{}
+}
+
+// A whole-row read of a wide row past the max row size fails as HBase's
+// RowTooBigException does; a read of a slice of it does not. Between's
+// listing read as the seed's scans read (the whole row, sliced by the
+// client) meets it once the hot product's row outgrows 1 MiB; read a
+// slice at a time it never does.
+func TestMaxRowSizeWholeRowRead(t *testing.T) {
+	t.Parallel()
+	for _, scan := range []string{"seed", "bounded"} {
+		sum, _ := shapesRun(t, t.TempDir(), "between", nil, "--scan", scan, "--max-row-size", "1MiB", "--load-per-user", "5")
+		var tooBig int64
+		for _, o := range sum.Ops {
+			tooBig += o.ErrorsByKind["row-too-big"]
+		}
+		switch {
+		case scan == "seed" && tooBig == 0:
+			t.Errorf("whole-row listing reads of a row past 1 MiB: no row-too-big errors")
+		case scan == "bounded" && tooBig != 0:
+			t.Errorf("listing reads a slice at a time: %d row-too-big errors, want none", tooBig)
+		}
+		var biggest int64
+		for _, tr := range sum.BiggestRows {
+			biggest = max(biggest, tr.Rows[0].Bytes)
+		}
+		if biggest <= 1<<20 {
+			t.Errorf("the biggest row is %d bytes: the run never tried a row past the limit", biggest)
+		}
+	}
+}
