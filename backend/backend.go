@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"commentbench/entry"
 	"commentbench/hbase"
 	"commentbench/hbase/sasl"
-	"commentbench/entry"
 	"commentbench/plan"
 	"commentbench/store"
 	"commentbench/store/embedded"

@@ -12,30 +12,30 @@ import (
 // Line numbers are baseDesign's but for the tables changed, noted.
 func wide(repl map[int][]string) string {
 	lines := []string{
-		"name: w",                // 1
-		"tables:",                // 2
-		"  user:",                // 3
-		"    key: id",            // 4
-		"  seller:",              // 5
-		"    key: id",            // 6
-		"  product:",             // 7
-		"    key: id",            // 8
-		"    column: lit(p)",     // 9
-		"  order:",               // 10
-		"    key: id",            // 11
-		"  comment:",             // 12
-		"    in: product",        // 13
-		"    key: productId",     // 14
+		"name: w",                    // 1
+		"tables:",                    // 2
+		"  user:",                    // 3
+		"    key: id",                // 4
+		"  seller:",                  // 5
+		"    key: id",                // 6
+		"  product:",                 // 7
+		"    key: id",                // 8
+		"    column: lit(p)",         // 9
+		"  order:",                   // 10
+		"    key: id",                // 11
+		"  comment:",                 // 12
+		"    in: product",            // 13
+		"    key: productId",         // 14
 		"    column: lit(c) orderId", // 15
-		"  user-comment:",        // 16
-		"    key: userId revTs orderId productId", // 17
-		"  product-comment:",     // 18
-		"    in: product",        // 19
-		"    key: productId",     // 20
+		"  user-comment:",            // 16
+		"    key: userId revTs orderId productId",           // 17
+		"  product-comment:",                                // 18
+		"    in: product",                                   // 19
+		"    key: productId",                                // 20
 		"    column: lit(l) lit(0x01) revTs revLen orderId", // 21
-		"    meta: lit(l) lit(0x00)", // 22
-		"  product-comment-rank:", // 23
-		"    key: productId lit(r) rank", // 24
+		"    meta: lit(l) lit(0x00)",                        // 22
+		"  product-comment-rank:",                           // 23
+		"    key: productId lit(r) rank",                    // 24
 	}
 	var out []string
 	for i, l := range lines {

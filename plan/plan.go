@@ -76,9 +76,9 @@ type Report struct {
 	Replication int         `json:"hdfs_replication"`
 	// Wide: the design keeps some tables' entries as columns of wide rows,
 	// so a table's "rows" are its entries; Rows are its biggest wide rows.
-	Wide bool      `json:"wide,omitempty"`
-	Rows []RowPlan `json:"wide_rows,omitempty"`
-	NotModeled  []string    `json:"not_modeled"`
+	Wide       bool      `json:"wide,omitempty"`
+	Rows       []RowPlan `json:"wide_rows,omitempty"`
+	NotModeled []string  `json:"not_modeled"`
 }
 
 // NotModeled is what the plan leaves out: each makes the disk figure

@@ -88,7 +88,7 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		}
 		err = enc.Encode(struct {
 			keys.LintReport
-			CommentValueBytes int             `json:"comment_value_bytes"`
+			CommentValueBytes int            `json:"comment_value_bytes"`
 			WideRows          []plan.RowPlan `json:"wide_rows,omitempty"`
 		}{r, val, wide})
 	} else {
