@@ -89,3 +89,12 @@ func TestFellBehind(t *testing.T) {
 		t.Errorf("merged pacing %+v, want behind at 0.15 late, max 200 ms", merged)
 	}
 }
+
+// Leave takes ops and actions out by name, an action by its prefixed name.
+func TestLeave(t *testing.T) {
+	s := Summary{Ops: []OpSummary{{Op: "a"}, {Op: "b"}, {Op: "c"}}, Actions: []OpSummary{{Op: "b"}, {Op: "d"}}}
+	s.Leave("b", ActionPrefix+"d")
+	if len(s.Ops) != 2 || s.Ops[0].Op != "a" || s.Ops[1].Op != "c" || len(s.Actions) != 1 || s.Actions[0].Op != "b" {
+		t.Errorf("ops %v, actions %v; want a c and the action b", s.Ops, s.Actions)
+	}
+}

@@ -101,6 +101,13 @@ type Summary struct {
 	Backend json.RawMessage `json:"backend,omitempty"`
 }
 
+// Leave takes the named ops and actions out of the summary: results no
+// run of its design could record (an actor it left out).
+func (s *Summary) Leave(names ...string) {
+	s.Ops = slices.DeleteFunc(s.Ops, func(o OpSummary) bool { return slices.Contains(names, o.Op) })
+	s.Actions = slices.DeleteFunc(s.Actions, func(o OpSummary) bool { return slices.Contains(names, ActionPrefix+o.Op) })
+}
+
 // StoreOf is the store table that keeps the design table's entries.
 func (s *Summary) StoreOf(table string) string {
 	if t, ok := s.Stores[table]; ok {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/keys"
 	"commentbench/store"
 )
 
@@ -80,5 +81,27 @@ func TestErrorKind(t *testing.T) {
 		if got := ErrorKind(err); got != want {
 			t.Errorf("ErrorKind(%v) = %q, want %q", err, got, want)
 		}
+	}
+}
+
+// The latest reader is left out of a design that keeps no latest-comment
+// listing, and so are its op and action.
+func TestUnrunnable(t *testing.T) {
+	mix := map[string]float64{"write": 1, "latest": 2}
+	feed, err := keys.Builtin("feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Unrunnable(mix, feed); got != nil {
+		t.Errorf("feed leaves out %v", got)
+	}
+	if got := Unrunnable(mix, keys.Unique); !slices.Equal(got, []string{"latest"}) {
+		t.Errorf("unique leaves out %v, want latest", got)
+	}
+	if got := Unrun(mix, keys.Unique); !slices.Equal(got, []string{"site-latest", "action:read-latest"}) {
+		t.Errorf("unique leaves out the results %v", got)
+	}
+	if r := runnable(mix, keys.Unique); len(r) != 1 || r["write"] != 1 || len(mix) != 2 {
+		t.Errorf("runnable %v (mix now %v)", r, mix)
 	}
 }

@@ -552,6 +552,19 @@ func Unrunnable(mix map[string]float64, d *keys.Design) []string {
 	return nil
 }
 
+// Unrun are the results (ops and actions) only the actors Unrunnable
+// leaves out record: a run's summary leaves them out too.
+func Unrun(mix map[string]float64, d *keys.Design) []string {
+	var out []string
+	for _, a := range Unrunnable(mix, d) {
+		if a == "latest" {
+			out = append(out, OpNames[OpSiteLatest])
+		}
+		out = append(out, results.ActionPrefix+actionOf[a])
+	}
+	return out
+}
+
 // runnable is mix without the actors the design gives nothing to do.
 func runnable(mix map[string]float64, d *keys.Design) map[string]float64 {
 	drop := Unrunnable(mix, d)

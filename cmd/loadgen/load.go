@@ -385,6 +385,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	if err != nil {
 		return sum, err
 	}
+	sum.Leave(workload.Unrun(o.sc.Mix, layout)...)
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
 	if res.Loaded > 0 {
 		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds()}
