@@ -78,8 +78,10 @@ type IndexReport struct {
 	// count is not the entries the row holds.
 	Collections int64   `json:"collections,omitempty"`
 	CountOff    Counter `json:"count_off"`
-	// StaleCopies are entries of a listing that copies its comments (a
-	// clustered index) whose copy is not what the comment now says.
+	// Copies says the listing's entries are copies of their comments (a
+	// clustered index); StaleCopies those whose copy is not what the
+	// comment now says.
+	Copies      bool    `json:"copies,omitempty"`
 	StaleCopies Counter `json:"stale_copies"`
 }
 
@@ -289,6 +291,7 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	}
 	for i, cr := range counted {
 		rep.Indexes[i].Collections, rep.Indexes[i].CountOff, rep.Indexes[i].StaleCopies = cr.collections, cr.off, stale[i]
+		rep.Indexes[i].Copies = o.Layout.Table(c.indexes[i]).Copy
 	}
 	if o.Spread {
 		if spread, err = c.spread(ctx); err != nil {

@@ -24,6 +24,11 @@ func TestClusteredCopies(t *testing.T) {
 			}
 			r := d.check(false)
 			assertCounts(t, r, map[string]int64{})
+			for _, ix := range r.Indexes {
+				if ix.Copies != (ix.Table == keys.ProductComment) {
+					t.Errorf("%s reported with copies %v; only product-comment copies its comments", ix.Table, ix.Copies)
+				}
+			}
 			// The copy as it was before the edit, put back over the new one.
 			old, err := model.JSON.Marshal(c)
 			must(t, err)

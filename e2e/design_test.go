@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,19 +132,29 @@ func dataSpread(t *testing.T, dir string) map[string]check.TableData {
 	return m
 }
 
-// A design written as a user writes one, shipped under layouts/: loadgen
-// then verify, clean, on the embedded backend.
+// Designs written as a user writes one, shipped under layouts/: loadgen
+// then verify, clean, on the embedded backend. The clustered timeline's
+// copies are checked, and none is stale after the ci preset's edits.
 func TestUserDesignEmbedded(t *testing.T) {
-	dir := t.TempDir()
-	loadgenCI(t, dir, userDesign(t))
-	out, errOut, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"), "--run", filepath.Join(dir, "out"))
-	if code != 0 || !strings.Contains(out, "layout product-hash") {
-		t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+	for _, name := range []string{"product-hash", "between-clustered"} {
+		dir := t.TempDir()
+		loadgenCI(t, dir, layoutFile(t, name))
+		out, errOut, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"), "--run", filepath.Join(dir, "out"))
+		if code != 0 || !strings.Contains(out, "layout "+name) {
+			t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+		}
+		copies := regexp.MustCompile(`user-comment copies: 0 of its [1-9]\d* entries not what their comment says`)
+		if name == "between-clustered" && !copies.MatchString(out) {
+			t.Errorf("verify of %s does not say its timeline's copies were checked:\n%s", name, out)
+		}
 	}
 }
 
-func userDesign(t *testing.T) string {
-	p, err := filepath.Abs(filepath.Join("..", "layouts", "product-hash.yaml"))
+func userDesign(t *testing.T) string { return layoutFile(t, "product-hash") }
+
+// layoutFile is the path of a design shipped under layouts/.
+func layoutFile(t *testing.T, name string) string {
+	p, err := filepath.Abs(filepath.Join("..", "layouts", name+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +168,7 @@ func TestLint(t *testing.T) {
 	if code != 1 || strings.Count(out, "RISK") != 2 || !strings.Contains(out, "one millisecond with equal byte length") {
 		t.Errorf("lint seed: exit %d, want 1 and two collision risks\n%s", code, out)
 	}
-	for _, layout := range []string{"unique", "salted", "hashed", "time-led", userDesign(t)} {
+	for _, layout := range []string{"unique", "salted", "hashed", "time-led", "between", "feed", userDesign(t), layoutFile(t, "between-clustered")} {
 		out, _, code := run(t, "loadgen", "lint", "--layout", layout)
 		if code != 0 || strings.Contains(out, "RISK") {
 			t.Errorf("lint %s: exit %d, want 0 and no risk\n%s", layout, code, out)
@@ -166,6 +177,15 @@ func TestLint(t *testing.T) {
 	out, _, _ = run(t, "loadgen", "lint", "--layout", "time-led")
 	if !strings.Contains(out, "HOT product-comment (monotonic): leads with ts") {
 		t.Errorf("lint time-led: no hotspot finding\n%s", out)
+	}
+	out, _, _ = run(t, "loadgen", "lint", "--layout", "feed")
+	if !strings.Contains(out, "HOT latest-comment (one-row): every comment writes into one row") ||
+		!regexp.MustCompile(`product-comment: the one row every comment goes in, 30,000,000 cells \([\d.]+\n?\s*GiB\), \d+ bytes a comment; past the max row size \(1 GiB\) on day \d+`).MatchString(out) {
+		t.Errorf("lint feed: no one-row hotspot finding\n%s", out)
+	}
+	out, _, _ = run(t, "loadgen", "lint", "--layout", "between")
+	if !strings.Contains(out, "note comment (atomic): the comment and its product-comment entry change in\n       one row mutation") {
+		t.Errorf("lint between: no atomic finding\n%s", out)
 	}
 	out, _, code = run(t, "loadgen", "lint", "--layout", "salted", "--print")
 	file, err := os.ReadFile(filepath.Join("..", "keys", "designs", "salted.yaml"))

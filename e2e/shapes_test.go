@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -31,51 +32,87 @@ func shapesRun(t *testing.T, dir, layout string, hbase []string, extra ...string
 	return sum, out
 }
 
-// The seeds' wide shapes run on the embedded engine and through the HBase
-// protocol, and verify clean. Between keeps a product's comments in its
-// row: the hot product's row takes most of its table's writes, and its
-// region is reported unsplittable. Feed writes every comment into one
-// row: that row holds every comment, and is unsplittable too.
+// The seeds' wide shapes run through the HBase protocol and verify clean,
+// as they do on the embedded engine (TestShapesComparison).
 func TestShapesWide(t *testing.T) {
 	t.Parallel()
 	cl, _ := cluster(t)
-	for _, backend := range []string{"embedded", "hbase"} {
-		for _, layout := range []string{"between", "feed"} {
-			t.Run(backend+"/"+layout, func(t *testing.T) {
-				dir := t.TempDir()
-				var hb []string
-				where := []string{"--data-dir", filepath.Join(dir, "data")}
-				if backend == "hbase" {
-					hb = hbaseArgs(cl, "cb_"+layout+"_")
-					where = hb
-				}
-				sum, out := shapesRun(t, dir, layout, hb)
-				rep, code := verifyJSON(t, append(where, "--run", out)...)
-				if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 {
-					t.Fatalf("verify: exit %d, %s, lost %d", code, rep.Verdict, rep.Run.Lost.Count)
-				}
-				store := map[string]string{"between": "product", "feed": "product-comment"}[layout]
-				ts := tableSpread(t, sum, store)
-				if ts.Unsplittable == nil {
-					t.Errorf("%s's hottest writes region %+v is not reported unsplittable", store, ts.HottestWrites)
-				}
-				top := topRow(t, sum, store)
-				switch layout {
-				case "between":
-					if share := float64(top.Writes-top.Error) / float64(ts.Writes); share < 0.5 {
-						t.Errorf("the hot product's row %s took %d of %s's %d writes, want at least half", top.Row, top.Writes, store, ts.Writes)
-					}
-				case "feed":
-					if !strings.Contains(top.Row, "__notag__") {
-						t.Errorf("the most written row of %s is %s, want the one every comment goes in", store, top.Row)
-					}
-					big := biggestRow(t, rep.Spread.Tables, store)
-					if big.Cells != rep.References.Comments || !strings.Contains(big.Row, "__notag__") {
-						t.Errorf("the biggest row of %s is %s of %d cells; want __notag__, holding every one of the %d comments",
-							store, big.Row, big.Cells, rep.References.Comments)
-					}
-				}
-			})
+	for _, layout := range []string{"between", "feed"} {
+		t.Run(layout, func(t *testing.T) {
+			dir := t.TempDir()
+			hb := hbaseArgs(cl, "cb_"+layout+"_")
+			sum, out := shapesRun(t, dir, layout, hb)
+			rep, code := verifyJSON(t, append(hb, "--run", out)...)
+			if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 {
+				t.Fatalf("verify: exit %d, %s, lost %d", code, rep.Verdict, rep.Run.Lost.Count)
+			}
+			wideShape(t, layout, sum, rep)
+		})
+	}
+}
+
+// The README's comparison of the three shapes, shortened: the shapes
+// preset on unique, between and feed, each verified into its run, then
+// loadgen report of the three and its line per run. Tall keeps the hot
+// product in one region of its listing and no wide row; between keeps it
+// in one row of the product table; feed puts every comment in one row.
+func TestShapesComparison(t *testing.T) {
+	t.Parallel()
+	var outs []string
+	for _, layout := range []string{"unique", "between", "feed"} {
+		dir := t.TempDir()
+		sum, out := shapesRun(t, dir, layout, nil)
+		rep, code := verifyJSON(t, "--data-dir", filepath.Join(dir, "data"), "--run", out, "--out", out)
+		if code != 0 || !rep.Consistent || rep.Run.Lost.Count != 0 {
+			t.Fatalf("verify %s: exit %d, %s, lost %d", layout, code, rep.Verdict, rep.Run.Lost.Count)
+		}
+		if layout != "unique" {
+			wideShape(t, layout, sum, rep)
+		}
+		outs = append(outs, out)
+	}
+	page := filepath.Join(t.TempDir(), "compare.html")
+	stdout, stderr, code := run(t, "loadgen", append([]string{"report", "-o", page}, outs...)...)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != 0 || len(lines) != 4 || lines[0] != "report: "+page {
+		t.Fatalf("loadgen report: exit %d, want the page's path and a line per run\n%s%s", code, stdout, stderr)
+	}
+	for i, want := range []string{
+		`^unique: hottest product-comment region \d+% of writes; 1 scan per listing page; .*; 0 lost to colliding keys; verify consistent$`,
+		`^between: hottest product-comment region \(in product\) \d+% of writes, one row (9\d|100)% \(unique \d+%\); .*; biggest row [\d,]+ cells, .*; verify consistent \(unique consistent\)$`,
+		`^feed: hottest product-comment region \d+% of writes, one row 100% \(unique \d+%\); .*; biggest row [\d,]+ cells, .*; verify consistent \(unique consistent\)$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(lines[i+1]) {
+			t.Errorf("line %d:\n  %s\nwant it to match\n  %s", i+1, lines[i+1], want)
+		}
+	}
+}
+
+// wideShape holds what a wide shape must show: between's hot product's
+// row takes most of its table's writes, and its region is reported
+// unsplittable; feed's one row takes every comment, and is unsplittable
+// too.
+func wideShape(t *testing.T, layout string, sum results.Summary, rep check.Report) {
+	t.Helper()
+	store := map[string]string{"between": "product", "feed": "product-comment"}[layout]
+	ts := tableSpread(t, sum, store)
+	if ts.Unsplittable == nil {
+		t.Errorf("%s's hottest writes region %+v is not reported unsplittable", store, ts.HottestWrites)
+	}
+	top := topRow(t, sum, store)
+	switch layout {
+	case "between":
+		if share := float64(top.Writes-top.Error) / float64(ts.Writes); share < 0.5 {
+			t.Errorf("the hot product's row %s took %d of %s's %d writes, want at least half", top.Row, top.Writes, store, ts.Writes)
+		}
+	case "feed":
+		if !strings.Contains(top.Row, "__notag__") {
+			t.Errorf("the most written row of %s is %s, want the one every comment goes in", store, top.Row)
+		}
+		big := biggestRow(t, rep.Spread.Tables, store)
+		if big.Cells != rep.References.Comments || !strings.Contains(big.Row, "__notag__") {
+			t.Errorf("the biggest row of %s is %s of %d cells; want __notag__, holding every one of the %d comments",
+				store, big.Row, big.Cells, rep.References.Comments)
 		}
 	}
 }

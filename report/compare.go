@@ -252,13 +252,15 @@ func oneRow(f figures) string {
 	return ", one row " + pct(f.oneRow)
 }
 
-// shapeParts are what keeping a comment costs, and how big a row grew.
+// shapeParts are what keeping a comment costs, and how big a row grew:
+// said where this run or the first has a wide row, as "no wide row" beside
+// a tall one's line tells something and beside another tall one nothing.
 func shapeParts(f, b figures, ref refFunc) []string {
 	var parts []string
 	if f.hasBytes {
 		parts = append(parts, fmt.Sprintf("%s B per comment%s", num(f.perComment), ref(b.hasBytes, num(b.perComment))))
 	}
-	if f.sized {
+	if f.sized && (f.biggest != nil || b.biggest != nil) {
 		own := rowSize(f.biggest)
 		if f.biggest != nil {
 			own = "biggest row " + own

@@ -79,6 +79,12 @@ func WriteFile(path string, dirs []string, force bool) error {
 	if err != nil {
 		return err
 	}
+	return Save(path, runs)
+}
+
+// Save writes the page of runs loaded already to path, whole or not at
+// all: a page half written is never left where the old one was.
+func Save(path string, runs []*Run) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -254,7 +254,7 @@ func TestVerdictLineShapes(t *testing.T) {
 		want     string
 	}{
 		{runs[0], runs[0], "unique: hottest product-comment region 14% of writes; 1 scan per listing page; 10.8 rows read per page; " +
-			"10.8 cells read per page; 572 B per comment; no wide row; 0 lost to colliding keys; verify consistent"},
+			"10.8 cells read per page; 572 B per comment; 0 lost to colliding keys; verify consistent"},
 		{runs[1], runs[0], "between: hottest product-comment region (in product) 78% of writes, one row 98% (unique 14%); " +
 			"1 scan per listing page (unique 1); 1 rows read per page (unique 10.8); 11.2 cells read per page (unique 10.8); " +
 			"620 B per comment (unique 572); biggest row 22,204 cells, 4.1 MiB (unique no wide row); " +

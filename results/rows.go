@@ -54,7 +54,7 @@ const rowsShown = 3
 func printHotRows(b *strings.Builder, s Summary) {
 	top := topRows(s.HotRows)
 	if len(top) > 0 {
-		line(b, "hot rows (each table's most written; all in summary.json): writes, region's share")
+		line(b, "hot rows (each table's most written): writes, share of its region's, growth")
 		for _, r := range top[:min(rowsShown, len(top))] {
 			writes := compact(r.Writes, 7)
 			if r.Error > 0 {

@@ -47,7 +47,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	default:
 		path = "compare.html"
 	}
-	if err := report.WriteFile(path, fs.Args(), *force); err != nil {
+	runs, err := report.LoadAll(fs.Args(), *force)
+	if err == nil {
+		err = report.Save(path, runs)
+	}
+	if err != nil {
 		var bad *report.InputError
 		if errors.As(err, &bad) {
 			return fail(stderr, fmt.Errorf("report: %w", err))
@@ -56,6 +60,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
+	if len(runs) > 1 { // the comparison's lines, to paste into a design review
+		for _, r := range runs {
+			fmt.Fprintln(stdout, report.VerdictLine(r, runs[0]))
+		}
+	}
 	return 0
 }
 

@@ -25,6 +25,9 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 			fmt.Fprintf(&b, "%s counts: %d collections, %d counting other than the entries their row holds\n",
 				ix.Table, ix.Collections, ix.CountOff.Count)
 		}
+		if ix.Copies {
+			fmt.Fprintf(&b, "%s copies: %d of its %d entries not what their comment says\n", ix.Table, ix.StaleCopies.Count, ix.Rows)
+		}
 	}
 	rk, rf := r.Ranks, r.References
 	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
