@@ -31,7 +31,7 @@ run: build
 
 # Every test (scripts/test.sh): go vet; every package at once, a line per
 # package as it finishes and per end-to-end test (the e2e package takes
-# about two minutes), whatever fails in full; then -race over the packages
+# about four minutes), whatever fails in full; then -race over the packages
 # whose goroutines share state, and each failure again in a few lines at
 # the end (a CI page shows a log's tail). The HBase client's ZooKeeper
 # path runs against a real ZooKeeper on a loopback port, stopped

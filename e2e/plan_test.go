@@ -17,6 +17,7 @@ import (
 // storage model at the run's row counts; and `loadgen plan`, given the
 // run's counts, predicts each table within 20% of what the run measured.
 func TestStoragePlanMatchesRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"--preset", "steady", "--duration", "10s", "--warmup", "1s", "--users", "2000", "--products", "200",
 		"--quiet", "--no-report", "--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}

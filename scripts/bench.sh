@@ -34,14 +34,21 @@ if [ "${KEEP:-}" = 1 ]; then echo "work dir: $W"; else trap 'rm -rf "$W"' EXIT; 
 RESULTS=$W/results
 : >"$RESULTS"
 
-echo "building the benchmarks and the commands"
-go test -c -o "$W/embedded.test" ./store/embedded
-go test -c -o "$W/hbase.test" ./hbase
-go test -c -o "$W/workload.test" ./workload
-go test -c -o "$W/results.test" ./results
-go test -c -o "$W/pace.test" ./pace
-go test -c -o "$W/comments.test" ./comments
-go build -o "$W/" ./cmd/loadgen ./cmd/verify ./scripts/peakrss
+# need BIN...: build each benchmark binary (PKG.test) or command a goal
+# uses, once, on first asking, so a run of some goals builds only theirs.
+need() {
+	local b
+	for b in "$@"; do
+		[ -e "$W/$b" ] && continue
+		echo "  building $b" >&2
+		case $b in
+		embedded.test) go test -c -o "$W/$b" ./store/embedded ;;
+		*.test) go test -c -o "$W/$b" "./${b%.test}" ;;
+		peakrss) go build -o "$W/" ./scripts/peakrss ;;
+		*) go build -o "$W/" "./cmd/$b" ;;
+		esac
+	done
+}
 
 # gobench BIN REGEX UNIT [ARGS...]: one benchmark run, the value of UNIT.
 gobench() {
@@ -109,6 +116,7 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # each its own write) through the engine, against raw Pebble doing the same
 # reads and writes of the same keys and values.
 goal_write() {
+	need embedded.test workload.test
 	side_a() { gobench "$W/embedded.test" '^BenchmarkCommentWriteEngine$' comments/s; }
 	side_b() { gobench "$W/embedded.test" '^BenchmarkCommentWriteRawPebble$' comments/s; }
 	line_write() { local r; r=$(div "$1" "$2"); say write "engine comments/s" "$(fmt "$1")" "raw Pebble comments/s" "$(fmt "$2")" "$r" ">= 0.6" "$(ge "$r" 0.6)"; }
@@ -134,6 +142,7 @@ goal_write() {
 # (regions.csv), last 30 s over first: when that holds while the write
 # rate falls, the engine is not slowing, each arrival is asking more of it.
 goal_steady() {
+	need loadgen
 	: >"$W/steady.a"
 	: >"$W/steady.b"
 	: >"$W/steady.work"
@@ -172,6 +181,7 @@ engine_work() {
 # every key of it. Rows are the data set's rows over all tables, so the
 # ratio is the raw scan's time over verify's. verify's peak RSS is kept.
 goal_verify() {
+	need loadgen verify peakrss embedded.test
 	echo "  verify: writing $VERIFY_COMMENTS comments" >&2
 	"$W/loadgen" --scenario scenarios/bulk-write.yaml --ops "$VERIFY_COMMENTS" --quiet --no-report \
 		--data-dir "$W/vset/data" --out "$W/vset/out" >/dev/null
@@ -209,6 +219,7 @@ goal_verify() {
 # path on the no-op store, against the goal; the recorder's and the pacer's
 # allocations per operation beside it.
 goal_harness() {
+	need workload.test results.test pace.test
 	side_a() { gobench "$W/workload.test" '^BenchmarkHarnessNop$' store-calls/s -test.cpu 1; }
 	side_b() { echo 1800000; }
 	line_harness() {
@@ -234,6 +245,7 @@ goal_harness() {
 # Without git or that commit, against this tree's client with asking
 # ahead turned off.
 goal_scan() {
+	need hbase.test
 	local base="this tree without asking ahead"
 	side_a() { gobench "$W/hbase.test" '^BenchmarkScan10k$' rows/s; }
 	if have_base; then
@@ -249,6 +261,7 @@ goal_scan() {
 # 6. The test server's round trip on loopback (a Get, client and server
 # included), against a bare TCP echo's: the kernel's floor.
 goal_rtt() {
+	need hbase.test
 	side_a() { gobench "$W/hbase.test" '^BenchmarkRoundTrip$' µs/rtt; }
 	side_b() { gobench "$W/hbase.test" '^BenchmarkEchoRoundTrip$' µs/rtt; }
 	line_rtt() { local r; r=$(div "$1" "$2"); say rtt "µs a round trip" "$(fmt "$1")" "TCP echo" "$(fmt "$2")" "$r" "<= 40 µs" "$(ge 40 "$1")"; }
@@ -265,6 +278,7 @@ goal_rtt() {
 # from tall index rows (unique: a bounded scan, then a batch get), on the
 # embedded engine: what keeping a listing in columns costs a reader.
 goal_shape() {
+	need comments.test
 	side_a() { gobench "$W/comments.test" '^BenchmarkListingPageShape/between$' pages/s; }
 	side_b() { gobench "$W/comments.test" '^BenchmarkListingPageShape/unique$' pages/s; }
 	line_shape() { local r; r=$(div "$1" "$2"); say shape "wide-row pages/s" "$(fmt "$1")" "tall-index pages/s" "$(fmt "$2")" "$r" ">= 0.5" "$(ge "$r" 0.5)"; }
