@@ -105,6 +105,11 @@ func wideShape(t *testing.T, layout string, sum results.Summary, rep check.Repor
 		if share := float64(top.Writes-top.Error) / float64(ts.Writes); share < 0.5 {
 			t.Errorf("the hot product's row %s took %d of %s's %d writes, want at least half", top.Row, top.Writes, store, ts.Writes)
 		}
+		for _, st := range sum.Storage {
+			if st.Table == "comment" && (st.Store != "product" || st.Rows != rep.References.Comments) {
+				t.Errorf("storage of comments %+v: want the %d comments, kept in product's rows", st, rep.References.Comments)
+			}
+		}
 	case "feed":
 		if !strings.Contains(top.Row, "__notag__") {
 			t.Errorf("the most written row of %s is %s, want the one every comment goes in", store, top.Row)

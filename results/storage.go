@@ -7,9 +7,13 @@ import (
 
 // TableStorage is one table at the end of a run: its bytes measured by
 // summing HBase's KeyValue size over its live cells, beside the storage
-// model's bytes for as many rows (loadgen plan's model: an estimate).
+// model's bytes for as many entries (loadgen plan's model: an estimate).
+// Rows are the table's entries: rows of one cell, or on a wide design
+// columns, in the rows of Store when the design keeps them in another
+// table's.
 type TableStorage struct {
 	Table         string `json:"table"`
+	Store         string `json:"store,omitempty"`
 	Rows          int64  `json:"rows"`
 	MeasuredBytes int64  `json:"measured_bytes"`
 	ModeledBytes  int64  `json:"modeled_bytes"`
@@ -21,12 +25,16 @@ func printStorage(b *strings.Builder, ts []TableStorage) {
 	if len(ts) == 0 {
 		return
 	}
-	line(b, "storage (bytes as HBase cells)  %12s %10s %10s %6s", "rows", "measured", "modeled", "ratio")
+	line(b, "storage (bytes as HBase cells)  %12s %10s %10s %6s", "entries", "measured", "modeled", "ratio")
 	for _, t := range ts {
 		if t.Rows == 0 {
 			continue
 		}
-		line(b, "  %-29s %12d %10s %10s %6.2f", t.Table, t.Rows, byteSize(t.MeasuredBytes), byteSize(t.ModeledBytes),
+		name := t.Table
+		if t.Store != "" {
+			name += " (in " + t.Store + ")"
+		}
+		line(b, "  %-29s %12d %10s %10s %6.2f", name, t.Rows, byteSize(t.MeasuredBytes), byteSize(t.ModeledBytes),
 			float64(t.ModeledBytes)/float64(max(t.MeasuredBytes, 1)))
 	}
 }

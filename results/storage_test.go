@@ -19,6 +19,12 @@ func TestPrintStorage(t *testing.T) {
 		t.Errorf("shows a table with no rows:\n%s", out)
 	}
 	b.Reset()
+	printStorage(&b, []TableStorage{{Table: "comment", Store: "product", Rows: 7, MeasuredBytes: 1, ModeledBytes: 1},
+		{Table: "product", Rows: 3, MeasuredBytes: 1, ModeledBytes: 1}})
+	if out := b.String(); !strings.Contains(out, "\n  comment (in product) ") || strings.Contains(out, "product (in") {
+		t.Errorf("a table kept in another's rows is not named with it, or one in its own is:\n%s", out)
+	}
+	b.Reset()
 	printStorage(&b, nil)
 	if b.Len() != 0 {
 		t.Errorf("no storage printed %q", b.String())

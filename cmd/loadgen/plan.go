@@ -421,8 +421,12 @@ func (o *options) storage(ctx context.Context, st store.Store, layout *keys.Desi
 	var out []results.TableStorage
 	for _, t := range layout.Tables() {
 		e := measured[t]
-		out = append(out, results.TableStorage{Table: t, Rows: e.entries, MeasuredBytes: e.bytes,
-			ModeledBytes: int64(math.Round(m.Bytes(t, e.entries)))})
+		ts := results.TableStorage{Table: t, Rows: e.entries, MeasuredBytes: e.bytes,
+			ModeledBytes: int64(math.Round(m.Bytes(t, e.entries)))}
+		if host := layout.Table(t).Store; host != t {
+			ts.Store = host
+		}
+		out = append(out, ts)
 	}
 	return out, biggest, nil
 }
