@@ -27,7 +27,7 @@
 set -eu
 
 GREMLINS_VERSION=v0.6.0
-CORE="keys check results spread comments pace extsort workload store/embedded"
+CORE="keys check entry results spread comments pace extsort workload store/embedded"
 
 # workload: its pure parts only, against their own tests. The runner,
 # actors, pagers, environment, seeding and collector drive a store in real
