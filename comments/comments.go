@@ -179,7 +179,7 @@ func (s *System) recordLayout(ctx context.Context) error {
 		!errors.Is(err, store.ErrTableExists) {
 		return fmt.Errorf("create table %s: %w", MetaTable, err)
 	}
-	put, err := s.st.CheckAndPut(ctx, MetaTable, designRow, keys.Qualifier, nil, cell(s.layout.Source()))
+	put, err := store.CheckAndPut(ctx, s.st, MetaTable, designRow, keys.Qualifier, nil, cell(s.layout.Source()))
 	if err != nil {
 		return fmt.Errorf("record the design in %s: %w", MetaTable, err)
 	}
@@ -337,7 +337,7 @@ func (s *System) BeginRun(ctx context.Context) (int64, error) {
 			n, expected = binary.BigEndian.Uint64(v), v
 		}
 		next := binary.BigEndian.AppendUint64(nil, n+1)
-		put, err := s.st.CheckAndPut(ctx, MetaTable, runsRow, keys.Qualifier, expected, cell(next))
+		put, err := store.CheckAndPut(ctx, s.st, MetaTable, runsRow, keys.Qualifier, expected, cell(next))
 		if err != nil {
 			return 0, fmt.Errorf("count the run in %s: %w", MetaTable, err)
 		}

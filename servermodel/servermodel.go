@@ -268,17 +268,17 @@ func (s *Store) Mutate(ctx context.Context, table string, muts ...store.Mutation
 	return err
 }
 
-// CheckAndPut implements store.Store.
-func (s *Store) CheckAndPut(ctx context.Context, table string, row, qualifier, expected []byte, cells ...store.Cell) (bool, error) {
-	var put bool
+// CheckAndMutate implements store.Store.
+func (s *Store) CheckAndMutate(ctx context.Context, table string, qualifier, expected []byte, m store.Mutation) (bool, error) {
+	var applied bool
 	var err error
-	if werr := s.serve(ctx, table, row, func() (int, int) {
-		put, err = s.Store.CheckAndPut(ctx, table, row, qualifier, expected, cells...)
-		return 1, len(row) + cellBytes(cells)
+	if werr := s.serve(ctx, table, m.Row, func() (int, int) {
+		applied, err = s.Store.CheckAndMutate(ctx, table, qualifier, expected, m)
+		return 1, len(m.Row) + cellBytes(m.Cells)
 	}); werr != nil {
 		return false, werr
 	}
-	return put, err
+	return applied, err
 }
 
 // Get implements store.Store.

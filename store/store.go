@@ -28,9 +28,13 @@ type Store interface {
 	// caller hands over the mutations' bytes: it does not change them after
 	// the call, so a store may keep them without a copy.
 	Mutate(ctx context.Context, table string, muts ...Mutation) error
-	// CheckAndPut puts cells on row only if the cell at qualifier holds
-	// expected, or is absent when expected is nil. It reports whether it put.
-	CheckAndPut(ctx context.Context, table string, row, qualifier, expected []byte, cells ...Cell) (bool, error)
+	// CheckAndMutate applies m to its row only if the cell at qualifier
+	// of that row holds expected, or is absent (or empty) when expected is
+	// nil or empty: HBase's checkAndMutate with RowMutations, the check
+	// and the change one atomic step. m puts cells and deletes columns; it
+	// neither deletes its row nor increments. It reports whether it
+	// applied m.
+	CheckAndMutate(ctx context.Context, table string, qualifier, expected []byte, m Mutation) (bool, error)
 
 	// Get returns the row's newest cells; a row that does not exist comes
 	// back with no cells (Row.Found reports false), not as an error.
@@ -110,6 +114,10 @@ type Mutation struct {
 	// Delete.addColumns), in the same atomic change as Cells. A qualifier
 	// may not be both put and deleted by one mutation.
 	DeleteColumns [][]byte
+	// DeleteAt, if > 0, is the timestamp DeleteColumns delete up to: the
+	// versions stamped after it stay, and so does a put stamped after it
+	// later (HBase's Delete timestamp). Zero is now.
+	DeleteAt int64
 	// Increments add to counters of the row (HBase's Increment: an 8-byte
 	// big-endian long, absent counting 0), in the same atomic change as
 	// Cells and DeleteColumns, as HBase 2.4's RowMutations with an
@@ -121,6 +129,12 @@ type Mutation struct {
 type Increment struct {
 	Qualifier []byte
 	Delta     int64
+}
+
+// CheckAndPut puts cells on row of table only if the cell at qualifier
+// holds expected (absent or empty for nil): CheckAndMutate of a put.
+func CheckAndPut(ctx context.Context, st Store, table string, row, qualifier, expected []byte, cells ...Cell) (bool, error) {
+	return st.CheckAndMutate(ctx, table, qualifier, expected, Put(row, cells...))
 }
 
 // Put is a mutation that writes cells.

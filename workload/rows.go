@@ -61,11 +61,11 @@ func (r *RowWrites) Mutate(ctx context.Context, table string, muts ...store.Muta
 	return err
 }
 
-// CheckAndPut implements store.Store, counting a put that was made.
-func (r *RowWrites) CheckAndPut(ctx context.Context, table string, row, q, expected []byte, cells ...store.Cell) (bool, error) {
-	ok, err := r.Store.CheckAndPut(ctx, table, row, q, expected, cells...)
+// CheckAndMutate implements store.Store, counting a change that was made.
+func (r *RowWrites) CheckAndMutate(ctx context.Context, table string, q, expected []byte, m store.Mutation) (bool, error) {
+	ok, err := r.Store.CheckAndMutate(ctx, table, q, expected, m)
 	if ok && err == nil && r.on.Load() {
-		r.add(table, row, int64(len(cells)))
+		r.add(table, m.Row, int64(len(m.Cells)))
 	}
 	return ok, err
 }

@@ -175,17 +175,20 @@ func (c *capturing) noteRead(t *table, row []byte) {
 	c.ops = append(c.ops, capturedOp{lo: appendRowPrefix(nil, t.id, row), hi: appendRowPrefixEnd(nil, t.id, row)})
 }
 
-// CheckAndPut is a read of the row, then the put if it was made.
-func (c *capturing) CheckAndPut(ctx context.Context, name string, row, q, expected []byte, cells ...store.Cell) (bool, error) {
+// CheckAndMutate is a read of the row, then the put if it was made.
+func (c *capturing) CheckAndMutate(ctx context.Context, name string, q, expected []byte, m store.Mutation) (bool, error) {
 	t, err := c.table(name)
 	if err != nil {
 		return false, err
 	}
-	c.noteRead(t, row)
+	if len(m.DeleteColumns) > 0 {
+		c.unreplayable = "check and delete"
+	}
+	c.noteRead(t, m.Row)
 	now := c.tick()
-	put, err := c.Engine.CheckAndPut(ctx, name, row, q, expected, cells...)
+	put, err := c.Engine.CheckAndMutate(ctx, name, q, expected, m)
 	if put {
-		c.ops = append(c.ops, capturedOp{kvs: appendCellKVs(nil, t, row, cells, now)})
+		c.ops = append(c.ops, capturedOp{kvs: appendCellKVs(nil, t, m.Row, m.Cells, now)})
 	}
 	return put, err
 }

@@ -185,7 +185,7 @@ func (e *Engine) Mutate(ctx context.Context, tableName string, muts ...store.Mut
 				}
 			}
 			if len(m.DeleteColumns) > 0 {
-				if w, err = e.deleteColumns(b, t, m.Row, m.DeleteColumns, now, ws, w); err != nil {
+				if w, err = e.deleteColumns(b, t, m.Row, m.DeleteColumns, m.DeleteAt, now, ws, w); err != nil {
 					return err
 				}
 			}
@@ -310,10 +310,13 @@ func (e *Engine) counters(t *table, row []byte, qs [][]byte) ([]int64, []int64, 
 // qualifiers in the default family (HBase's Delete.addColumns at the
 // mutation's timestamp), beside the row's puts, so that both land in one
 // commit. As every delete, it also removes what it hides.
-func (e *Engine) deleteColumns(b *pebble.Batch, t *table, row []byte, qs [][]byte, now int64, ws *writeScratch, w rowWrite) (rowWrite, error) {
+func (e *Engine) deleteColumns(b *pebble.Batch, t *table, row []byte, qs [][]byte, at, now int64, ws *writeScratch, w rowWrite) (rowWrite, error) {
+	if at <= 0 {
+		at = now
+	}
 	var err error
 	for _, q := range qs {
-		m := DeleteMarker{Kind: DeleteColumn, Qualifier: q, Timestamp: now}
+		m := DeleteMarker{Kind: DeleteColumn, Qualifier: q, Timestamp: at}
 		if ws.key, err = e.applyDelete(b, t, row, m, now, nil, ws.key); err != nil {
 			return w, fmt.Errorf("embedded: delete column %q of row %q: %w", q, row, err)
 		}
@@ -365,49 +368,65 @@ func prefixAfter(p []byte) []byte {
 	return nil
 }
 
-// CheckAndPut implements store.Store, on the default family. Expected nil
-// (or empty) matches an absent or empty cell, anything else the newest
-// value byte for byte (HBASE-WIRE 8.4 with EQUAL). The check costs a read
-// request; the put, if made, a write request.
+// CheckAndPut puts cells on row only if the cell at qualifier holds
+// expected: CheckAndMutate of a put.
 func (e *Engine) CheckAndPut(ctx context.Context, tableName string, row, qualifier, expected []byte, cells ...store.Cell) (bool, error) {
-	if err := checkMutation(store.Put(row, cells...)); err != nil {
+	return e.CheckAndMutate(ctx, tableName, qualifier, expected, store.Put(row, cells...))
+}
+
+// CheckAndMutate implements store.Store, on the default family. Expected
+// nil (or empty) matches an absent or empty cell, anything else the
+// newest value byte for byte (HBASE-WIRE 8.4 with EQUAL). The check costs
+// a read request; the change, if made, a write request.
+func (e *Engine) CheckAndMutate(ctx context.Context, tableName string, qualifier, expected []byte, m store.Mutation) (bool, error) {
+	if err := checkMutation(m); err != nil {
 		return false, err
 	}
-	put := false
-	err := e.UpdateRow(ctx, tableName, row, func(read RowReader, now int64) ([]RowMutation, error) {
+	if m.DeleteRow || len(m.Increments) > 0 {
+		return false, fmt.Errorf("embedded: %w: check and mutate of row %q deletes the row or increments", store.ErrInvalid, m.Row)
+	}
+	applied := false
+	err := e.UpdateRow(ctx, tableName, m.Row, func(read RowReader, now int64) ([]RowMutation, error) {
 		cur, err := read(Read{Families: []string{""}})
 		if err != nil {
 			return nil, err
 		}
-		var current []byte
-		present := false
-		for _, c := range cur.Cells { // the default family's alone
-			if bytes.Equal(c.Qualifier, qualifier) {
-				current, present = c.Value, true
-				break
-			}
-		}
-		var match bool
-		if len(expected) == 0 {
-			match = !present || len(current) == 0
-		} else {
-			match = present && bytes.Equal(current, expected)
-		}
-		if !match {
+		if !holds(cur.Cells, qualifier, expected) {
 			return nil, nil
 		}
 		if e.testAfterCheck != nil {
 			e.testAfterCheck() // lets a test widen the check-to-put window
 		}
-		put = true
-		m := RowMutation{Puts: make([]Put, len(cells))}
-		for i, c := range cells {
-			m.Puts[i] = Put{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
+		applied = true
+		rm := RowMutation{Puts: make([]Put, len(m.Cells))}
+		for i, c := range m.Cells {
+			rm.Puts[i] = Put{Qualifier: c.Qualifier, Value: c.Value, Timestamp: c.Timestamp}
 		}
-		return []RowMutation{m}, nil
+		for _, q := range m.DeleteColumns {
+			rm.Deletes = append(rm.Deletes, DeleteMarker{Kind: DeleteColumn, Qualifier: q, Timestamp: m.DeleteAt})
+		}
+		return []RowMutation{rm}, nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("embedded: check and put %q: %w", tableName, err)
+		return false, fmt.Errorf("embedded: check and mutate %q: %w", tableName, err)
 	}
-	return put, nil
+	return applied, nil
+}
+
+// holds reports whether the cell at qualifier among cells (a row's
+// default family, newest versions) matches expected: absent or empty for
+// an empty expected, that value byte for byte otherwise.
+func holds(cells []Cell, qualifier, expected []byte) bool {
+	var current []byte
+	present := false
+	for _, c := range cells {
+		if bytes.Equal(c.Qualifier, qualifier) {
+			current, present = c.Value, true
+			break
+		}
+	}
+	if len(expected) == 0 {
+		return !present || len(current) == 0
+	}
+	return present && bytes.Equal(current, expected)
 }

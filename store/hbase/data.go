@@ -77,7 +77,7 @@ func rowMutations(m store.Mutation, fam string) hbase.RowMutations {
 	if len(m.DeleteColumns) > 0 {
 		del := hbase.Mutation{Family: fam, Cells: make([]hbase.Cell, len(m.DeleteColumns))}
 		for i, q := range m.DeleteColumns {
-			del.Cells[i] = hbase.Cell{Qualifier: q, Type: wire.TypeDeleteColumn}
+			del.Cells[i] = hbase.Cell{Qualifier: q, Type: wire.TypeDeleteColumn, Timestamp: m.DeleteAt}
 		}
 		rm.Mutations = append(rm.Mutations, del)
 	}
@@ -91,20 +91,27 @@ func rowMutations(m store.Mutation, fam string) hbase.RowMutations {
 	return rm
 }
 
-// CheckAndPut implements store.Store.
-func (s *Store) CheckAndPut(ctx context.Context, table string, row, qualifier, expected []byte, cells ...store.Cell) (bool, error) {
+// CheckAndMutate implements store.Store: HBase's checkAndMutate of m's
+// RowMutations under a condition on qualifier.
+func (s *Store) CheckAndMutate(ctx context.Context, table string, qualifier, expected []byte, m store.Mutation) (bool, error) {
+	if m.DeleteRow || len(m.Increments) > 0 {
+		return false, fmt.Errorf("hbase: %w: check and mutate of row %q deletes the row or increments", store.ErrInvalid, m.Row)
+	}
 	fam, err := s.family(ctx, table)
 	if err != nil {
 		return false, err
 	}
-	put := hbase.Mutation{Row: row, Family: fam, Cells: toCells(cells)}
-	ok, err := s.c.CheckAndPut(ctx, s.name(table), row, fam, qualifier, expected, put)
+	ok, err := s.c.CheckAndMutate(ctx, s.name(table), hbase.CheckAndMutate{
+		Row:       m.Row,
+		Condition: hbase.Condition{Family: fam, Qualifier: qualifier, Op: hbase.Equal, Value: expected},
+		Mutations: rowMutations(m, fam).Mutations,
+	})
 	if err != nil {
-		return false, s.tableErr("check-and-put", table, err)
+		return false, s.tableErr("check-and-mutate", table, err)
 	}
-	if c := s.attr.at(ctx, s, table, row); c != nil {
+	if c := s.attr.at(ctx, s, table, m.Row); c != nil {
 		c.writes.Add(1)
-		c.in.Add(uint64(bytesOf(cells) + len(row)))
+		c.in.Add(uint64(bytesOf(m.Cells) + len(m.Row)))
 	}
 	return ok, nil
 }

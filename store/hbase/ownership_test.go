@@ -90,7 +90,7 @@ func TestRecreatedTableIsForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefused(t, "write", later.Mutate(e.ctx, "comment", put("adopted", "x")), true, "cb_comment", "owner row")
-	_, err = later.CheckAndPut(e.ctx, "comment", []byte("adopted"), []byte("q"), nil, store.Cell{Qualifier: []byte("q"), Value: []byte("x")})
+	_, err = store.CheckAndPut(e.ctx, later, "comment", []byte("adopted"), []byte("q"), nil, store.Cell{Qualifier: []byte("q"), Value: []byte("x")})
 	wantRefused(t, "check-and-put", err, true, "cb_comment")
 	wantRefused(t, "create", later.CreateTable(e.ctx, store.TableSpec{Name: "comment", Family: "cf"}), true, "cb_comment")
 	wantRefused(t, "drop", later.DropTable(e.ctx, "comment"), true, "cb_comment")
@@ -196,7 +196,7 @@ func TestReadOnlyStoreSendsNoChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := e.cl.Calls()
-	_, cerr := ro.CheckAndPut(e.ctx, "mine", []byte("r2"), []byte("q"), nil, store.Cell{Qualifier: []byte("q"), Value: []byte("v")})
+	_, cerr := store.CheckAndPut(e.ctx, ro, "mine", []byte("r2"), []byte("q"), nil, store.Cell{Qualifier: []byte("q"), Value: []byte("v")})
 	for what, err := range map[string]error{
 		"create": ro.CreateTable(e.ctx, store.TableSpec{Name: "other", Family: "cf"}),
 		"write":  ro.Mutate(e.ctx, "mine", put("r2", "v")),

@@ -122,15 +122,15 @@ func (s *Store) mutate(table string, muts ...store.Mutation) {
 	}
 }
 
-// CheckAndPut implements store.Store.
-func (s *Store) CheckAndPut(ctx context.Context, table string, row, q, expected []byte, cells ...store.Cell) (bool, error) {
+// CheckAndMutate implements store.Store.
+func (s *Store) CheckAndMutate(ctx context.Context, table string, q, expected []byte, m store.Mutation) (bool, error) {
 	s.calls.Add(1)
-	got := s.get(table, row)
+	got := s.get(table, m.Row)
 	v, ok := got.Value(q)
 	if (expected == nil && ok) || (expected != nil && !bytes.Equal(v, expected)) {
 		return false, nil
 	}
-	s.mutate(table, store.Put(row, cells...))
+	s.mutate(table, m)
 	return true, nil
 }
 

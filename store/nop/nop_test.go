@@ -33,7 +33,7 @@ func TestCallsCountsEachCallOnce(t *testing.T) {
 	row := []byte("r")
 	put := store.Put(row, store.Cell{Qualifier: []byte("q"), Value: []byte("v")})
 	_ = s.Mutate(ctx, "t", put, put)
-	_, _ = s.CheckAndPut(ctx, "t", row, []byte("q"), []byte("v"), store.Cell{Qualifier: []byte("q"), Value: []byte("w")})
+	_, _ = store.CheckAndPut(ctx, s, "t", row, []byte("q"), []byte("v"), store.Cell{Qualifier: []byte("q"), Value: []byte("w")})
 	_, _ = s.Get(ctx, "t", row)
 	_, _ = s.BatchGet(ctx, "t", [][]byte{row, row, row})
 	_, _ = s.Scan(ctx, "t", store.Scan{}, func(store.Row) bool { return true })
@@ -66,7 +66,7 @@ func TestCheckAndPut(t *testing.T) {
 		if expected != "" {
 			exp = []byte(expected)
 		}
-		ok, err := s.CheckAndPut(ctx, "t", row, q, exp, store.Cell{Qualifier: q, Value: []byte(v)})
+		ok, err := store.CheckAndPut(ctx, s, "t", row, q, exp, store.Cell{Qualifier: q, Value: []byte(v)})
 		if err != nil {
 			t.Fatal(err)
 		}
