@@ -66,7 +66,9 @@ func CheckAndMutate(t *testing.T, st store.Store, table string) {
 func DeleteAt(t *testing.T, st store.Store, table string) {
 	ctx := context.Background()
 	create(t, st, table)
-	at := func(q, v string, ts int64) store.Cell { return store.Cell{Qualifier: []byte(q), Value: []byte(v), Timestamp: ts} }
+	at := func(q, v string, ts int64) store.Cell {
+		return store.Cell{Qualifier: []byte(q), Value: []byte(v), Timestamp: ts}
+	}
 	must(t, st.Mutate(ctx, table, store.Put([]byte("r"), at("a", "old", 100), at("b", "old", 100), at("c", "new", 300))))
 	must(t, st.Mutate(ctx, table, store.Mutation{Row: []byte("r"), DeleteColumns: [][]byte{[]byte("a"), []byte("c")}, DeleteAt: 200}))
 	if got := row(t, st, table, "r"); got != "b=old c=new" {
