@@ -27,8 +27,8 @@ type clock struct{ ms atomic.Int64 }
 // after it only if its own clock is no earlier.
 func newClock() *clock { c := &clock{}; c.ms.Store(time.Now().UnixMilli()); return c }
 
-func (c *clock) now() int64            { return c.ms.Load() }
-func (c *clock) add(d time.Duration)   { c.ms.Add(d.Milliseconds()) }
+func (c *clock) now() int64             { return c.ms.Load() }
+func (c *clock) add(d time.Duration)    { c.ms.Add(d.Milliseconds()) }
 func (c *clock) opts(o Options) Options { o.Clock = c.now; return o }
 
 // faulty fails or loses the replies of chosen CheckAndMutate calls
