@@ -18,10 +18,10 @@ type Result struct {
 	Tx        int64 // the transaction's id: ordered as their commits
 	Committed bool
 	Left      []Ref
-	// Writes are the commit's write requests made, and Bytes their cells'
-	// bytes (qualifiers and values, the locks' included): what the
-	// protocol cost.
-	Writes, Bytes int64
+	// Reads and Writes are the transaction's requests, and Bytes its
+	// writes' cells' bytes (qualifiers and values, the locks' included):
+	// what the protocol cost.
+	Reads, Writes, Bytes int64
 }
 
 // Commit writes the transaction: each row prewritten (its cells and its
@@ -39,12 +39,13 @@ func (tx *Tx) Commit(ctx context.Context) (Result, error) {
 		}
 	}
 	if len(rows) == 0 {
-		return Result{}, nil
+		return Result{Reads: tx.reads}, nil
 	}
 	if err := tx.readMissing(ctx, rows); err != nil {
 		return Result{}, err
 	}
-	c := &commit{m: tx.m, rows: rows, steps: 2*len(rows) + 1}
+	c := &commit{m: tx.m, rows: rows, steps: 2*len(rows) + 1, hook: cmpStep(tx.Step, tx.m.o.Step)}
+	c.res.Reads = tx.reads
 	return c.run(ctx)
 }
 
@@ -72,7 +73,7 @@ func (tx *Tx) readMissing(ctx context.Context, rows []*txRow) error {
 				qs[i] = [][]byte{LockColumn} // the lock alone
 			}
 		}
-		if err := tx.m.readRows(ctx, t, rs, qs); err != nil {
+		if err := tx.readRows(ctx, t, rs, qs); err != nil {
 			return err
 		}
 	}
@@ -82,6 +83,7 @@ func (tx *Tx) readMissing(ctx context.Context, rows []*txRow) error {
 // commit is one run of the protocol.
 type commit struct {
 	m     *Manager
+	hook  func(step, steps int) error
 	rows  []*txRow // rows[0] is the primary
 	steps int
 	step  int
@@ -127,10 +129,10 @@ func (c *commit) run(ctx context.Context) (Result, error) {
 func (c *commit) next() error {
 	s := c.step
 	c.step++
-	if c.m.o.Step == nil {
+	if c.hook == nil {
 		return nil
 	}
-	if err := c.m.o.Step(s, c.steps); err != nil {
+	if err := c.hook(s, c.steps); err != nil {
 		return &abandoned{err: err}
 	}
 	return nil
@@ -277,6 +279,7 @@ func (c *commit) cas(ctx context.Context, ref Ref, expected, want []byte, m stor
 	if err == nil {
 		return ok, nil
 	}
+	c.res.Reads++
 	raw, rerr := c.m.readLock(ctx, ref)
 	if rerr != nil {
 		return false, fmt.Errorf("txn: %s: %w (and reading its lock back: %v)", ref, err, rerr)
@@ -337,4 +340,14 @@ func (m *Manager) readLock(ctx context.Context, ref Ref) ([]byte, error) {
 		return nil, nil
 	}
 	return v, nil
+}
+
+// cmpStep is the first hook set.
+func cmpStep(hooks ...func(step, steps int) error) func(step, steps int) error {
+	for _, h := range hooks {
+		if h != nil {
+			return h
+		}
+	}
+	return nil
 }

@@ -197,7 +197,9 @@ func (m *Manager) finishRow(ctx context.Context, ref Ref, raw []byte, l Lock, f 
 		count = &m.Stats.RolledForward
 	}
 	if m.o.ReadOnly {
-		count.Add(1)
+		if m.firstMeeting(ref) {
+			count.Add(1)
+		}
 		return nil
 	}
 	var mu store.Mutation
@@ -237,4 +239,21 @@ func sortedCells(cols map[string][]byte) []store.Cell {
 	}
 	slices.SortFunc(out, func(a, b store.Cell) int { return bytes.Compare(a.Qualifier, b.Qualifier) })
 	return out
+}
+
+// firstMeeting reports whether a read-only Manager meets the row for the
+// first time: what it would resolve is counted once, however often it
+// reads the row.
+func (m *Manager) firstMeeting(ref Ref) bool {
+	m.metMu.Lock()
+	defer m.metMu.Unlock()
+	if m.met == nil {
+		m.met = map[string]bool{}
+	}
+	k := ref.Table + "\x00" + string(ref.Row)
+	if m.met[k] {
+		return false
+	}
+	m.met[k] = true
+	return true
 }

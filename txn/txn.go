@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,6 +62,8 @@ type Manager struct {
 	salt  int64
 	seq   atomic.Int64
 	last  atomic.Int64 // the last timestamp stamped: each is later
+	metMu sync.Mutex
+	met   map[string]bool // read-only: the rows counted as resolved
 }
 
 // New returns a Manager over st.
@@ -139,8 +142,12 @@ func pause(ctx context.Context, attempt int) error {
 
 // Tx is one transaction: its reads and its buffered writes.
 type Tx struct {
-	m    *Manager
-	rows []*txRow // in the order first touched
+	// Step, if set, is this transaction's fault hook, in place of the
+	// Manager's (see Options.Step).
+	Step  func(step, steps int) error
+	m     *Manager
+	rows  []*txRow // in the order first touched
+	reads int64    // read requests made
 }
 
 // txRow is one row a transaction touched.
@@ -177,7 +184,7 @@ func (tx *Tx) row(table string, row []byte) *txRow {
 // can; a lock held by a transaction still undecided is a conflict.
 func (tx *Tx) Get(ctx context.Context, table string, row []byte, columns ...[]byte) (store.Row, error) {
 	r := tx.row(table, row)
-	if err := tx.m.readRows(ctx, table, []*txRow{r}, [][][]byte{columns}); err != nil {
+	if err := tx.readRows(ctx, table, []*txRow{r}, [][][]byte{columns}); err != nil {
 		return store.Row{}, err
 	}
 	out := store.Row{Key: r.ref.Row}
@@ -208,7 +215,8 @@ func (tx *Tx) Delete(table string, row []byte, columns ...[]byte) {
 // whole row for none), in one read of the table, and resolves the locks
 // it meets; a row whose lock stays held is a conflict. It keeps what it
 // read in the rows.
-func (m *Manager) readRows(ctx context.Context, table string, rows []*txRow, columns [][][]byte) error {
+func (tx *Tx) readRows(ctx context.Context, table string, rows []*txRow, columns [][][]byte) error {
+	m := tx.m
 	reads := make([]store.Read, len(rows))
 	for i, r := range rows {
 		reads[i] = store.Read{Row: r.ref.Row}
@@ -217,6 +225,7 @@ func (m *Manager) readRows(ctx context.Context, table string, rows []*txRow, col
 		}
 	}
 	for attempt := 0; ; attempt++ {
+		tx.reads++
 		got, _, err := m.st.Read(ctx, table, reads)
 		if err != nil {
 			return fmt.Errorf("txn: read %s: %w", table, err)
