@@ -16,9 +16,11 @@ import (
 	"slices"
 	"time"
 
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
+	"commentbench/txn"
 )
 
 // Errors a caller tells apart with errors.Is.
@@ -74,6 +76,19 @@ type Options struct {
 	// OnIndexPut, if set, hears of every index row a comment write puts,
 	// before the put: a caller can tell a key that another comment holds.
 	OnIndexPut func(table string, key, commentKey []byte)
+	// Writes is how a comment write keeps its entries in step with the
+	// comment (default NonAtomic, the seed's). The design must allow it
+	// (CheckWrites).
+	Writes Writes
+	// Faults, if set, fails the comment writes' and edits' requests, and
+	// stops their writers, at its odds.
+	Faults *faults.Injector
+	// LockTTL is how long a transaction's locks hold before a reader may
+	// roll it back (Transactional; default txn's).
+	LockTTL time.Duration
+	// VerifyGrace is how old an unverified entry must be before a reader
+	// repairs or deletes it (Verified; default VerifyGrace).
+	VerifyGrace time.Duration
 }
 
 // System runs the comment system's operations against a store.
@@ -93,12 +108,26 @@ type System struct {
 	clock      func() int64
 	stale      bool
 	onIndexPut func(table string, key, commentKey []byte)
+
+	// How comment writes keep their entries in step (see Writes): the
+	// store as given, the one the write path's requests go through (with
+	// the injected failures), and, transactional, the writers' and the
+	// readers' transactions (st then reads through the readers').
+	writes     Writes
+	raw, wst   store.Store
+	inj        *faults.Injector
+	tx, readTx *txn.Manager
+	cons       Consistency
+	grace      time.Duration
 }
 
 // New returns a System over st.
 func New(st store.Store, o Options) *System {
 	s := &System{st: st, layout: o.Layout, codec: o.Codec, mode: o.Scan, clock: o.Clock, stale: o.KeepStaleRanks,
-		onIndexPut: o.OnIndexPut}
+		onIndexPut: o.OnIndexPut, writes: o.Writes, raw: st, wst: o.Faults.Store(st), inj: o.Faults, grace: o.VerifyGrace}
+	if s.grace == 0 {
+		s.grace = VerifyGrace
+	}
 	if s.layout == nil {
 		s.layout = keys.Seed
 	}
@@ -118,6 +147,14 @@ func New(st store.Store, o Options) *System {
 	s.seedJSON = s.codec == model.JSON
 	if s.clock == nil {
 		s.clock = func() int64 { return time.Now().UnixMilli() }
+	}
+	if s.writes == Transactional {
+		// A writer's own requests meet the injected failures; its cleanup
+		// of locks others left, and a reader's, do not: what they resolve
+		// is counted exactly.
+		s.tx = txn.New(s.wst, txn.Options{TTL: o.LockTTL, Resolver: st})
+		s.readTx = txn.New(st, txn.Options{TTL: o.LockTTL})
+		s.st = txn.Reading(st, s.readTx)
 	}
 	return s
 }
@@ -144,7 +181,13 @@ func (s *System) CreateTables(ctx context.Context, scheme keys.Scheme, regions i
 		}
 		specs[i] = store.TableSpec{Name: t, Family: keys.Family, SplitKeys: splits}
 	}
+	if err := CheckWrites(s.layout, s.writes); err != nil {
+		return err
+	}
 	if err := s.recordLayout(ctx); err != nil {
+		return err
+	}
+	if err := s.recordWrites(ctx); err != nil {
 		return err
 	}
 	for _, spec := range specs {
@@ -190,6 +233,49 @@ func (s *System) recordLayout(ctx context.Context) error {
 		return fmt.Errorf("record the design in %s: %w", MetaTable, err)
 	}
 	return nil
+}
+
+// writesRow notes how the data's comments were written: a reader of
+// entries needs to know (the verified index's status, a transaction's
+// locks), and a second strategy in one data set would leave neither's
+// promise standing.
+var writesRow = []byte("writes")
+
+// ErrWritesMismatch is a data set written with another --writes.
+var ErrWritesMismatch = errors.New("writes do not match the data")
+
+// recordWrites notes the strategy, or checks it against the one noted.
+func (s *System) recordWrites(ctx context.Context) error {
+	name := []byte(s.writes.String())
+	put, err := store.CheckAndPut(ctx, s.st, MetaTable, writesRow, keys.Qualifier, nil, cell(name))
+	if err != nil {
+		return fmt.Errorf("record the writes in %s: %w", MetaTable, err)
+	}
+	if put {
+		return nil
+	}
+	got, _, err := RecordedWrites(ctx, s.st)
+	if err != nil {
+		return err
+	}
+	if got != s.writes {
+		return fmt.Errorf("the data was written with --writes %s, not %s: %w", got, s.writes, ErrWritesMismatch)
+	}
+	return nil
+}
+
+// RecordedWrites reads how a data set's comments were written; data that
+// recorded none was written the seed's way, non-atomic.
+func RecordedWrites(ctx context.Context, st store.Store) (Writes, bool, error) {
+	v, found, err := metaValue(ctx, st, writesRow)
+	if err != nil || !found {
+		return NonAtomic, false, err
+	}
+	w, err := ParseWrites(string(v))
+	if err != nil {
+		return NonAtomic, true, fmt.Errorf("%s: %w", MetaTable, err)
+	}
+	return w, true, nil
 }
 
 // checkRecorded compares the design with the data's, if it has one.

@@ -101,34 +101,31 @@ func (s *System) eachSlice(ctx context.Context, l keys.Listing, branch int, f fu
 // once: entry.Batch's, for the same reason.
 const sliceRows = entry.Batch
 
-// editCopies rewrites the copies of an edited comment that clustered
-// listings hold. An entry's key holds the length the comment had when it
-// was written, which the edit no longer knows: the entries of the
-// comment's millisecond (its key's parts before the length, which the
-// comment's fields make) are read and those holding this comment
-// rewritten.
-func (s *System) editCopies(ctx context.Context, c model.Comment, val []byte) error {
+// findCopies finds the copies of a comment that clustered listings hold.
+// An entry's key holds the length the comment had when it was written,
+// which an edit no longer knows: the entries of the comment's millisecond
+// (its key's parts before the length, which the comment's fields make)
+// are read and those holding this comment kept.
+func (s *System) findCopies(ctx context.Context, c model.Comment) ([]copyEntry, error) {
+	var out []copyEntry
 	for _, t := range s.copies {
 		k := keys.Key{UserID: c.UserID, ProductID: c.ProductID, OrderID: c.OrderID, Timestamp: c.Timestamp}
 		full, err := t.AppendKey(nil, &k)
 		if err != nil {
-			return fmt.Errorf("edit comment: %s: %w", t.Table, err)
+			return nil, fmt.Errorf("%s: %w", t.Table, err)
 		}
-		var muts []store.Mutation
 		err = s.eachWithPrefix(ctx, t, full[:t.GroupLen()], func(r store.Row) {
-			v, _ := r.Value(keys.Qualifier)
+			raw, _ := r.Value(keys.Qualifier)
+			v, _ := s.payload(raw)
 			if h, err := model.DecodeHead(s.codec, v); err == nil && h.OrderID == c.OrderID && h.ProductID == c.ProductID {
-				muts = append(muts, entry.Put(t, r.Key, val))
+				out = append(out, copyEntry{t: t, key: bytes.Clone(r.Key), raw: raw})
 			}
 		})
-		if err == nil && len(muts) > 0 {
-			err = s.st.Mutate(ctx, t.Store, muts...)
-		}
 		if err != nil {
-			return fmt.Errorf("edit comment: the copy in %s: %w", t.Table, err)
+			return nil, fmt.Errorf("the copy in %s: %w", t.Table, err)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // eachWithPrefix hands f every entry of t whose key starts with prefix,

@@ -246,6 +246,9 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 			ferr = cmp.Or(ferr, err)
 			return
 		}
+		if v == nil {
+			return // an unverified entry ranks nothing
+		}
 		c := Candidate{CommentKey: v, ContentLen: k.ContentLen, Timestamp: k.Timestamp}
 		if keyHasLen {
 			top.add(c)
@@ -269,6 +272,10 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 // value, or, for a copy of the comment, the key its ids make.
 func (s *System) referenced(t *keys.TableKey, r store.Row) ([]byte, error) {
 	v, _ := r.Value(keys.Qualifier)
+	v, ok := s.payload(v)
+	if !ok {
+		return nil, nil // unverified: its comment may not be there
+	}
 	if !t.Copy {
 		return v, nil
 	}

@@ -367,38 +367,47 @@ func nilIfEmpty(b []byte) []byte {
 }
 
 // resolve multi-gets the comments the index rows point at, or, where the
-// listing's entries are copies of the comments, decodes them.
+// listing's entries are copies of the comments, decodes them. Under the
+// verified index an unverified entry is checked against its comment
+// first (see checkUnverified).
 func (s *System) resolve(ctx context.Context, l keys.Listing, rows []store.Row, m store.ScanMetrics) (Page, error) {
 	p := Page{Entries: make([]Entry, len(rows)), Scan: m}
-	copied := s.layout.Table(l.Table).Copy
+	t := s.layout.Table(l.Table)
 	var ck [][]byte
 	var at []int // entry of each key in ck: an index row with no value gets nothing
+	var un []unverifiedEntry
 	for i, r := range rows {
-		v, _ := r.Value(keys.Qualifier)
+		raw, _ := r.Value(keys.Qualifier)
+		v, ok := s.payload(raw)
 		p.Entries[i] = Entry{IndexKey: r.Key, CommentKey: v}
-		if copied {
-			if err := s.copyOf(&p.Entries[i], l.Table, r); err != nil {
+		if !ok {
+			un = append(un, unverifiedEntry{at: i, raw: raw, stamp: r.Cells[0].Timestamp})
+		}
+		if t.Copy {
+			if err := s.copyOf(&p.Entries[i], l.Table, store.Row{Key: r.Key, Cells: []store.Cell{{Qualifier: keys.Qualifier, Value: v}}}); err != nil {
 				return p, err
 			}
 			continue
 		}
-		if len(v) > 0 {
+		if len(v) > 0 && ok {
 			ck, at = append(ck, v), append(at, i)
 		}
 	}
-	if len(ck) == 0 {
-		return p, nil
-	}
-	got, err := entry.Get(ctx, s.st, s.comment, ck)
-	if err != nil {
-		return p, fmt.Errorf("get %s: %w", keys.Comment, err)
-	}
-	for j, row := range got {
-		c, found, err := decodeRow[model.Comment](s.codec, keys.Comment, row)
+	if len(ck) > 0 {
+		got, err := entry.Get(ctx, s.st, s.comment, ck)
 		if err != nil {
-			return p, err
+			return p, fmt.Errorf("get %s: %w", keys.Comment, err)
 		}
-		p.Entries[at[j]].Comment, p.Entries[at[j]].Found = c, found
+		for j, row := range got {
+			c, found, err := decodeRow[model.Comment](s.codec, keys.Comment, row)
+			if err != nil {
+				return p, err
+			}
+			p.Entries[at[j]].Comment, p.Entries[at[j]].Found = c, found
+		}
+	}
+	if len(un) > 0 {
+		return p, s.checkUnverified(ctx, t, &p, un)
 	}
 	return p, nil
 }

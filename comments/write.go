@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
-	"commentbench/entry"
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -21,10 +22,11 @@ type NewComment struct {
 	Timestamp int64
 }
 
-// WriteError is a comment write that failed at one of its puts. The seed's
-// path has no transaction, so what Written lists stays behind, and the put
-// that failed may have landed too (a timeout does not say): the outcome is
-// unknown.
+// WriteError is a comment write (or edit) that failed at one of its
+// requests, or whose writer stopped partway (an injected abandon). What
+// Written lists stays behind unless the strategy undoes it, and the
+// request that failed may have landed too (a timeout does not say): the
+// outcome is unknown.
 type WriteError struct {
 	Comment model.Comment
 	Written []string // tables already written, in order
@@ -43,13 +45,15 @@ func (e *WriteError) Partial() bool {
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // WriteComment follows the seed: read the order and reject a missing one or
-// one of another user; then put the comment and its entry in each listing
-// (user-comment, product-comment, and latest-comment where the design has
-// it), in that order, each its own request. Entries a design keeps in one
-// row (a wide row's comment and its listing entry) are one request: one
-// row mutation, atomic as HBase's are. Every key is built before the first
-// put, so bad input never leaves a half-written comment; a failed put may,
-// and is returned as a *WriteError.
+// one of another user; then write the comment and its entry in each
+// listing (user-comment, product-comment, and latest-comment where the
+// design has it) as the system's Writes says: one request each in that
+// order (non-atomic, the seed's); the comment and the entries kept in its
+// row in one row mutation, atomic as HBase's are (one-row); the entries
+// unverified, the comment, the entries verified (verified); or one
+// transaction (transactional). Every key is built before the first
+// request, so bad input never leaves a half-written comment; a failed
+// request may, and is returned as a *WriteError.
 func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment, error) {
 	c := model.Comment{OrderID: n.OrderID, ProductID: n.ProductID, UserID: n.UserID,
 		Content: n.Content, Timestamp: n.Timestamp}
@@ -60,22 +64,30 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 	if err != nil {
 		return c, fmt.Errorf("write comment: %w", err)
 	}
+	s.cons.Writes.Add(1)
+	s.cons.Requests.Add(1) // the order's read
 	if err := s.checkOrder(ctx, c); err != nil {
 		return c, fmt.Errorf("write comment: %w", err)
 	}
-	for i := range p.n {
-		w := &p.writes[i]
-		if s.onIndexPut != nil {
-			for _, e := range p.entries[w.from:w.to] {
-				if e.t != s.comment {
-					s.onIndexPut(e.t.Table, e.key, p.entries[0].key) // the comment's key
-				}
+	if s.onIndexPut != nil {
+		for _, e := range p.entries[:p.entryCount] {
+			if e.t != s.comment {
+				s.onIndexPut(e.t.Table, e.key, p.commentKey) // the comment's key
 			}
 		}
-		if err := s.apply(ctx, p, i); err != nil {
-			return c, &WriteError{Comment: c, Written: p.tables(i), Err: err}
-		}
 	}
+	switch s.writes {
+	case Verified:
+		err = s.writeVerified(ctx, p)
+	case Transactional:
+		err = s.writeTx(ctx, p)
+	default:
+		err = s.writeInTurn(ctx, p)
+	}
+	if err != nil {
+		return c, &WriteError{Comment: c, Written: p.tables(p.applied), Err: err}
+	}
+	s.cons.Acked.Add(1)
 	return c, nil
 }
 
@@ -84,14 +96,19 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 const maxEntries = 4
 
 // puts are a comment's entries and the writes that put them, one per row
-// (a store table and row key), in the order the first entry of each comes:
-// one allocation, and each write is handed to Mutate as a slice of it.
+// mutation, in order: one allocation, and each write is handed to Mutate
+// as a slice of it.
 type puts struct {
-	entries [maxEntries]newEntry
-	writes  [maxEntries]write
-	n       int // writes
-	muts    [maxEntries]store.Mutation
-	cells   [maxEntries]store.Cell // the writes' cells, one after another
+	entries    [maxEntries]newEntry // in the order of the writes, the comment first
+	entryCount int
+	commentKey []byte
+	writes     [maxEntries]write
+	n          int // writes
+	muts       [maxEntries]store.Mutation
+	cells      [maxEntries]store.Cell // the writes' cells, one after another
+	// applied marks the writes known to have landed (bit i: writes[i]):
+	// what a failed write left is counted from it.
+	applied uint8
 }
 
 // newEntry is one of a comment's entries: its table, its key and its value.
@@ -100,17 +117,20 @@ type newEntry struct {
 	key, val []byte
 }
 
-// write is one row's mutation: entries[from:to] and cells[from:to], in
+// write is one row mutation: entries[from:to] and cells[from:to], in
 // table t.Store's row.
 type write struct {
 	t        *keys.TableKey // the first entry's table
 	from, to int
 }
 
-// tables are the tables the writes before write i put entries in, in order.
-func (p *puts) tables(i int) []string {
+// tables are the tables of the entries of the writes in mask, in order.
+func (p *puts) tables(mask uint8) []string {
 	var out []string
-	for _, w := range p.writes[:i] {
+	for i, w := range p.writes[:p.n] {
+		if mask&(1<<i) == 0 {
+			continue
+		}
 		for _, e := range p.entries[w.from:w.to] {
 			out = append(out, e.t.Table)
 		}
@@ -118,8 +138,8 @@ func (p *puts) tables(i int) []string {
 	return out
 }
 
-// commentPuts builds the entries of a comment and groups them by row,
-// validating every id. The keys and the value share one buffer.
+// commentPuts builds the entries of a comment and its writes, validating
+// every id. The keys and the value share one buffer.
 func (s *System) commentPuts(c *model.Comment) (*puts, error) {
 	for _, id := range []struct{ name, v string }{{"order", c.OrderID}, {"product", c.ProductID}, {"user", c.UserID}} {
 		if err := keys.CheckID(id.v); err != nil {
@@ -146,7 +166,7 @@ func (s *System) commentPuts(c *model.Comment) (*puts, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &puts{}
+	p := &puts{entryCount: len(s.entryTables), commentKey: ks[0]}
 	for i, t := range s.entryTables {
 		v := ks[0] // an index entry's value is the comment's key, or a copy of the comment
 		if i == 0 || t.Copy {
@@ -154,25 +174,25 @@ func (s *System) commentPuts(c *model.Comment) (*puts, error) {
 		}
 		p.entries[i] = newEntry{t: t, key: ks[i], val: v}
 	}
-	p.group(len(s.entryTables))
+	p.group(s.writes == OneRow)
 	return p, nil
 }
 
-// group orders the first n entries by the row they go in (rows in the
-// order their first entry comes) and makes a write of each row's.
-func (p *puts) group(n int) {
+// group makes a write of each entry, in order; with oneRow, the entries
+// kept in the comment's row join the comment's write.
+func (p *puts) group(oneRow bool) {
 	var ordered [maxEntries]newEntry
 	at := 0
-	for i := range n {
+	for i := range p.entryCount {
 		e := p.entries[i]
-		if e.t == nil { // taken into an earlier row's write
+		if e.t == nil { // taken into the comment's write
 			continue
 		}
 		w := write{t: e.t, from: at}
 		row := e.t.Row(e.key)
-		for j := i; j < n; j++ {
+		for j := i; j < p.entryCount; j++ {
 			f := p.entries[j]
-			if f.t != nil && f.t.Store == e.t.Store && bytes.Equal(f.t.Row(f.key), row) {
+			if j == i || (oneRow && i == 0 && f.t != nil && f.t.Store == e.t.Store && bytes.Equal(f.t.Row(f.key), row)) {
 				ordered[at] = f
 				p.cells[at] = store.Cell{Qualifier: f.t.Column(f.key), Value: f.val}
 				at++
@@ -187,12 +207,38 @@ func (p *puts) group(n int) {
 	p.entries = ordered
 }
 
-// apply puts one write: a row mutation of its entries and, where the row
-// holds a collection's count, an increment of the count in the same
-// atomic change (HBase 2.4's RowMutations with an Increment): the count
-// never drifts from the entries, and writers of one hot row wait for its
-// lock in turn.
-func (s *System) apply(ctx context.Context, p *puts, i int) error {
+// writeInTurn makes the writes one after another: non-atomic's and
+// one-row's path. A write whose reply was lost is made again, where that
+// is safe, before the next.
+func (s *System) writeInTurn(ctx context.Context, p *puts) error {
+	at := s.inj.AbandonAt(p.n)
+	for i := range p.n {
+		if i == at {
+			s.leave(p)
+			return faults.ErrAbandoned
+		}
+		s.withCounts(p, i)
+		applied, known, err := s.send(ctx, p.writes[i].t.Store, p.muts[i:i+1])
+		if applied {
+			p.applied |= 1 << i
+		}
+		if err != nil {
+			if known {
+				s.leave(p)
+			} else {
+				s.cons.Unknown.Add(1)
+			}
+			return fmt.Errorf("put %s: %w", p.writes[i].t.Store, err)
+		}
+	}
+	return nil
+}
+
+// withCounts adds to write i's mutation, where its row holds a
+// collection's count, an increment of the count in the same atomic change
+// (HBase 2.4's RowMutations with an Increment): the count never drifts
+// from the entries, and writers of one hot row wait for its lock in turn.
+func (s *System) withCounts(p *puts, i int) {
 	w := &p.writes[i]
 	m := &p.muts[i]
 	for _, e := range p.entries[w.from:w.to] {
@@ -200,10 +246,69 @@ func (s *System) apply(ctx context.Context, p *puts, i int) error {
 			m.Increments = append(m.Increments, store.Increment{Qualifier: e.t.Meta, Delta: 1})
 		}
 	}
-	if err := s.st.Mutate(ctx, w.t.Store, p.muts[i:i+1]...); err != nil {
-		return fmt.Errorf("put %s: %w", w.t.Store, err)
+}
+
+// send makes one request of the write path: m, one mutation. A request whose reply was
+// lost (an injected loss: it was applied) is made again when that is
+// safe, a put; not one that increments a count, which would count twice.
+// applied says the request landed; known, that the system can tell
+// whether it did (a failure it did not inject leaves that unknown).
+func (s *System) send(ctx context.Context, table string, m []store.Mutation) (applied, known bool, err error) {
+	for attempt := 0; ; attempt++ {
+		s.cons.Requests.Add(1)
+		s.cons.Bytes.Add(mutationBytes(m[0]))
+		err = s.wst.Mutate(ctx, table, m...)
+		switch {
+		case err == nil:
+			return true, true, nil
+		case errors.Is(err, faults.ErrLost):
+			applied = true
+			if len(m[0].Increments) > 0 || attempt == sendAttempts-1 {
+				return true, true, err
+			}
+		case errors.Is(err, faults.ErrFailed):
+			return applied, true, err
+		default:
+			return applied, false, err
+		}
 	}
-	return nil
+}
+
+// sendAttempts bounds the requests one write makes after lost replies.
+const sendAttempts = 3
+
+func mutationBytes(m store.Mutation) int64 {
+	n := int64(len(m.Row))
+	for _, c := range m.Cells {
+		n += int64(len(c.Qualifier) + len(c.Value))
+	}
+	for _, q := range m.DeleteColumns {
+		n += int64(len(q))
+	}
+	for _, inc := range m.Increments {
+		n += int64(len(inc.Qualifier) + 8)
+	}
+	return n
+}
+
+// leave counts what a comment write that stopped left: per listing, an
+// entry missing beside a written comment, or written beside a missing
+// one.
+func (s *System) leave(p *puts) {
+	comment := p.applied&1 != 0 // the comment is the first write's first entry
+	for i, w := range p.writes[:p.n] {
+		landed := p.applied&(1<<i) != 0
+		for _, e := range p.entries[w.from:w.to] {
+			li := listingIndex(e.t.Table)
+			switch {
+			case li < 0: // the comment
+			case comment && !landed:
+				s.cons.Unreferenced[li].Add(1)
+			case !comment && landed:
+				s.cons.Undefined[li].Add(1)
+			}
+		}
+	}
 }
 
 // EncodeCount is a collection's count as its metadata column holds it: 8
@@ -260,8 +365,9 @@ func (s *System) checkOrder(ctx context.Context, c model.Comment) error {
 
 // EditComment replaces a comment's content and marks it edited. Its index
 // entries are not touched: their keys hold the original timestamp and
-// length, which is why an index entry never needs rewriting (a copy of the
-// comment in a clustered listing does: see editCopies).
+// length, which is why an index entry never needs rewriting; a copy of
+// the comment in a clustered listing does, and the system's Writes says
+// how the comment and its copies are written (see editWrites).
 func (s *System) EditComment(ctx context.Context, orderID, productID, content string) (model.Comment, error) {
 	c, found, err := s.Comment(ctx, orderID, productID)
 	if err != nil {
@@ -276,8 +382,12 @@ func (s *System) EditComment(ctx context.Context, orderID, productID, content st
 	if err != nil {
 		return c, err
 	}
-	if err := s.st.Mutate(ctx, s.comment.Store, entry.Put(s.comment, ck, val)); err != nil {
-		return c, fmt.Errorf("edit comment: put %s: %w", keys.Comment, err)
+	copies, err := s.findCopies(ctx, c)
+	if err != nil {
+		return c, fmt.Errorf("edit comment: %w", err)
 	}
-	return c, s.editCopies(ctx, c, val)
+	if err := s.editWrites(ctx, ck, val, copies); err != nil {
+		return c, &WriteError{Comment: c, Err: fmt.Errorf("edit comment: %w", err)}
+	}
+	return c, nil
 }

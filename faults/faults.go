@@ -63,6 +63,11 @@ type Counts struct {
 
 // Injector draws failures at a spec's odds and counts them.
 type Injector struct {
+	// Stops, if set, decides where each writer stops in place of the
+	// draws: given a protocol's count of requests, the request it stops
+	// before (-1: none). Tests use it to stop a writer at every step.
+	Stops func(n int) int
+
 	spec                    Spec
 	mu                      sync.Mutex
 	r                       *rand.Rand
@@ -103,6 +108,13 @@ func (in *Injector) draw(p float64) bool {
 // partway, and if so before which of them (1..n-1, so that it has made
 // one and left one): -1 when it goes on to the end.
 func (in *Injector) AbandonAt(n int) int {
+	if in != nil && in.Stops != nil {
+		at := in.Stops(n)
+		if at >= 0 {
+			in.abandoned.Add(1)
+		}
+		return at
+	}
 	if in == nil || n < 2 || !in.draw(in.spec.Abandon) {
 		return -1
 	}
@@ -114,9 +126,9 @@ func (in *Injector) AbandonAt(n int) int {
 }
 
 // Store wraps st so that its write requests fail, or lose their replies,
-// at the injector's odds. A nil injector, or odds of none, is st itself.
+// at the injector's odds. A nil injector is st itself.
 func (in *Injector) Store(st store.Store) store.Store {
-	if in == nil || (in.spec.FailWrites == 0 && in.spec.LoseReplies == 0) {
+	if in == nil {
 		return st
 	}
 	return &faultyStore{Store: st, in: in}

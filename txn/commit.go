@@ -18,6 +18,9 @@ type Result struct {
 	Tx        int64 // the transaction's id: ordered as their commits
 	Committed bool
 	Left      []Ref
+	// LeftBefore are the rows Update's earlier attempts left, none of
+	// them committed: a conflict whose rollback someone else finished.
+	LeftBefore int64
 	// Reads and Writes are the transaction's requests, and Bytes its
 	// writes' cells' bytes (qualifiers and values, the locks' included):
 	// what the protocol cost.

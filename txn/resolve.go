@@ -140,7 +140,7 @@ func (m *Manager) resolve(ctx context.Context, ref Ref, raw []byte, l Lock) (Fat
 		ab := p
 		ab.State = Aborted
 		enc := ab.Encode()
-		ok, err := m.st.CheckAndMutate(ctx, pref.Table, LockColumn, praw,
+		ok, err := m.o.Resolver.CheckAndMutate(ctx, pref.Table, LockColumn, praw,
 			store.Put(pref.Row, store.Cell{Qualifier: LockColumn, Value: enc, Timestamp: p.Ts}))
 		if err != nil {
 			return undecided, fmt.Errorf("txn: abort %s: %w", pref, err)
@@ -208,7 +208,7 @@ func (m *Manager) finishRow(ctx context.Context, ref Ref, raw []byte, l Lock, f 
 	} else {
 		mu = rollbackMutation(ref.Row, l)
 	}
-	ok, err := m.st.CheckAndMutate(ctx, ref.Table, LockColumn, raw, mu)
+	ok, err := m.o.Resolver.CheckAndMutate(ctx, ref.Table, LockColumn, raw, mu)
 	if err != nil {
 		return fmt.Errorf("txn: resolve %s: %w", ref, err)
 	}

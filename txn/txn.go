@@ -39,6 +39,11 @@ type Options struct {
 	// stats count what it would have rolled forward or back (verify's view
 	// of data it may not change).
 	ReadOnly bool
+	// Resolver, if set, is the store the Manager's resolutions of locks
+	// others left write to, where its own transactions write to the
+	// Manager's: a writer's requests may fail where its cleanup is not
+	// what is measured.
+	Resolver store.Store
 }
 
 // Stats count what a Manager's transactions and readers did.
@@ -77,6 +82,9 @@ func New(st store.Store, o Options) *Manager {
 	if o.Clock == nil {
 		o.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
+	if o.Resolver == nil {
+		o.Resolver = st
+	}
 	return &Manager{st: st, o: o, salt: rand.Int64N(txSalts)}
 }
 
@@ -103,15 +111,20 @@ func (m *Manager) stamp(after int64) int64 {
 // Update runs fn in a transaction and commits it, running it again after
 // a conflict (with a short random pause, longer each time) up to the
 // retries. fn reads with tx.Get and writes with tx.Put and tx.Delete; it
-// may run more than once.
+// may run more than once. The result is the last attempt's, with the
+// requests and bytes of every attempt.
 func (m *Manager) Update(ctx context.Context, fn func(tx *Tx) error) (Result, error) {
+	var reads, writes, bytes, left int64
 	for attempt := 0; ; attempt++ {
 		tx := m.Begin()
 		err := fn(tx)
-		var res Result
+		res := Result{Reads: tx.reads}
 		if err == nil {
 			res, err = tx.Commit(ctx)
 		}
+		reads, writes, bytes = reads+res.Reads, writes+res.Writes, bytes+res.Bytes
+		res.Reads, res.Writes, res.Bytes, res.LeftBefore = reads, writes, bytes, left
+		left += int64(len(res.Left))
 		if !errors.Is(err, ErrConflict) {
 			return res, err
 		}
