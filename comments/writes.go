@@ -143,10 +143,10 @@ type Consistency struct {
 	// beside a written comment, entries written beside a missing one,
 	// entries left unverified (with and without their comment), and
 	// copies left as the comment was before an edit.
-	Unreferenced, Undefined   [maxListings]atomic.Int64
-	Unverified, Orphans       [maxListings]atomic.Int64
-	StaleCopies               [maxListings]atomic.Int64
-	LocksForward, LocksBack   atomic.Int64 // rows left locked, by transactions that committed and that did not
+	Unreferenced, Undefined    [maxListings]atomic.Int64
+	Unverified, Orphans        [maxListings]atomic.Int64
+	StaleCopies                [maxListings]atomic.Int64
+	LocksForward, LocksBack    atomic.Int64 // rows left locked, by transactions that committed and that did not
 	Repaired, Deleted, Skipped atomic.Int64 // unverified entries readers repaired, deleted and skipped
 }
 
@@ -156,11 +156,11 @@ type Residue struct {
 	Writes, Acked, Requests, Bytes, Unknown int64
 	// Per listing table.
 	Unreferenced, Undefined, Unverified, Orphans, StaleCopies map[string]int64
-	LocksForward, LocksBack                                  int64
-	Repaired, Deleted, Skipped                               int64
-	RolledForward, RolledBack                                int64
-	Conflicts, Retries                                       int64
-	Injected                                                 faults.Counts
+	LocksForward, LocksBack                                   int64
+	Repaired, Deleted, Skipped                                int64
+	RolledForward, RolledBack                                 int64
+	Conflicts, Retries                                        int64
+	Injected                                                  faults.Counts
 }
 
 // Residue snapshots what the system's writes left and its readers did.
