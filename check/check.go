@@ -28,6 +28,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/store"
@@ -83,6 +84,13 @@ type IndexReport struct {
 	// comment now says.
 	Copies      bool    `json:"copies,omitempty"`
 	StaleCopies Counter `json:"stale_copies"`
+	// Unverified are entries of the verified index its writers did not
+	// finish: a reader rolls one forward (repairs it) when its comment is
+	// there and back (drops it) when it is not, UnverifiedBack of them.
+	// Neither is drift: no reader sees them as data.
+	Unverified     Counter `json:"unverified"`
+	UnverifiedBack int64   `json:"unverified_rolled_back"`
+	back           map[string]bool
 }
 
 // RankReport is the product-comment-rank table checked.
@@ -140,14 +148,20 @@ type Report struct {
 	// CollidedComments are the comments a colliding key hid from at least
 	// one listing, each once: the indexes' Collided count rows, and a
 	// comment hidden from both listings has two.
-	CollidedComments int64         `json:"collided_comments"`
-	Ranks            RankReport    `json:"ranks"`
-	References       RefReport     `json:"references"`
-	Run              *RunReport    `json:"run,omitempty"`
-	Spread           *DataSpread   `json:"spread,omitempty"`
-	Repair           *RepairReport `json:"repair,omitempty"`
-	Consistent       bool          `json:"consistent"`
-	Verdict          string        `json:"verdict"`
+	CollidedComments int64      `json:"collided_comments"`
+	Ranks            RankReport `json:"ranks"`
+	References       RefReport  `json:"references"`
+	Run              *RunReport `json:"run,omitempty"`
+	// Writes is how the data's comments were written; Locks the locks of
+	// unfinished transactions met (transactional); Faults the run's
+	// injected failures reconciled with what the check found.
+	Writes     string        `json:"writes,omitempty"`
+	Locks      *LockReport   `json:"locks,omitempty"`
+	Faults     *FaultReport  `json:"faults,omitempty"`
+	Spread     *DataSpread   `json:"spread,omitempty"`
+	Repair     *RepairReport `json:"repair,omitempty"`
+	Consistent bool          `json:"consistent"`
+	Verdict    string        `json:"verdict"`
 }
 
 // Options configure a check.
@@ -160,6 +174,9 @@ type Options struct {
 	MemLimit int
 	// RunDir, if set, is a loadgen results directory to reconcile with.
 	RunDir string
+	// Writes is how the data's comments were written: how its entries are
+	// read (see strategy.go).
+	Writes comments.Writes
 	// Spread measures rows and bytes per region, as the passes read them.
 	Spread bool
 	// Repair collects repair actions (see Repair).
@@ -205,6 +222,8 @@ type checker struct {
 	// indexes are the listing indexes the design gives, in keys.Indexes
 	// order: Report.Indexes's, and the order of every array of them.
 	indexes []string
+
+	strat strategy
 }
 
 // hidden notes a comment a collision hid from a listing.
@@ -228,7 +247,8 @@ func (o Options) ReadsPerComment() int64 {
 // Run checks the data set in st. Independent checks run in parallel.
 func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	o.defaults()
-	c := &checker{st: st, o: o, repair: newRepairs(o.Repair, o.Layout), collided: map[string]bool{}}
+	c := &checker{o: o, repair: newRepairs(o.Repair, o.Layout, o.Writes), collided: map[string]bool{}}
+	c.st = c.readThrough(st)
 	for _, table := range keys.Indexes {
 		if o.Layout.Table(table) != nil {
 			c.indexes = append(c.indexes, table)
@@ -237,7 +257,7 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 	for _, table := range append([]string{keys.Order, keys.User, keys.Product}, c.indexes...) {
 		c.keysLen += o.Layout.Table(table).Len
 	}
-	rep := Report{Layout: o.Layout.Name()}
+	rep := Report{Layout: o.Layout.Name(), Writes: o.Writes.String()}
 	if o.Spread {
 		if err := c.startTallies(ctx); err != nil {
 			return rep, err
@@ -299,6 +319,11 @@ func Run(ctx context.Context, st store.Store, o Options) (Report, error) {
 		}
 	}
 	rep.Run, rep.Spread, rep.CollidedComments = pass.run, spread, int64(len(c.collided))
+	c.unverifiedCounts(&rep)
+	rep.Locks = c.lockReport()
+	if rep.Faults, err = c.reconcile(ctx, rep); err != nil {
+		return rep, err
+	}
 	rep.Consistent, rep.Verdict = verdict(rep)
 	if o.Repair {
 		rep.Repair = c.repair.report(rep)
@@ -411,6 +436,9 @@ func verdict(r Report) (bool, string) {
 		rf.MissingProduct.Count + rf.MissingSeller.Count
 	if r.Run != nil {
 		n += r.Run.Lost.Count
+	}
+	if r.Faults != nil {
+		n += int64(len(r.Faults.Unexplained))
 	}
 	if n == 0 {
 		return true, fmt.Sprintf("CONSISTENT: %d comments, every index row and rank accounted for (layout %s)",

@@ -1034,7 +1034,7 @@ func TestRerankOnAnyRankProblem(t *testing.T) {
 // A repair collects at most MaxRepairs actions, puts, deletes and reranks
 // together; the rest are counted, left for the next run.
 func TestRepairsBounded(t *testing.T) {
-	r := newRepairs(true, keys.Unique)
+	r := newRepairs(true, keys.Unique, comments.NonAtomic)
 	r.puts = make([]indexAction, MaxRepairs/2)
 	r.dels = make([]indexAction, MaxRepairs/4)
 	r.reranks = make([]string, MaxRepairs-MaxRepairs/2-MaxRepairs/4-1)
@@ -1049,7 +1049,7 @@ func TestRepairsBounded(t *testing.T) {
 	if rep.Dropped != 3 || rep.Puts != MaxRepairs/2 || rep.Reranks != len(r.reranks) {
 		t.Errorf("report %+v", rep)
 	}
-	off := newRepairs(false, keys.Unique)
+	off := newRepairs(false, keys.Unique, comments.NonAtomic)
 	off.put("t", nil, nil)
 	off.rerank("p")
 	if len(off.puts)+len(off.reranks) != 0 || off.dropped != 0 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"commentbench/entry"
+	"commentbench/keys"
 	"commentbench/spread"
 	"commentbench/store"
 )
@@ -212,10 +213,14 @@ func (c *checker) wholeTable(ctx context.Context, table string) iter.Seq2[store.
 			t.finish()
 		}
 	}
-	if tk.Copy {
-		return c.referenceCopies(tk, entries)
+	var out iter.Seq2[store.Row, error] = entries
+	if slices.Contains(keys.Indexes, table) {
+		out = c.unframed(table, out)
 	}
-	return entries
+	if tk.Copy {
+		return c.referenceCopies(tk, out)
+	}
+	return out
 }
 
 // startTallies readies a tally per store table, before the passes start.

@@ -11,7 +11,9 @@ import (
 	"commentbench/comments"
 	"commentbench/entry"
 	"commentbench/keys"
+	"commentbench/model"
 	"commentbench/store"
+	"commentbench/txn"
 )
 
 // MaxRepairs bounds the actions one check collects, so a data set that is
@@ -27,17 +29,24 @@ type indexAction struct {
 type repairs struct {
 	on      bool
 	layout  *keys.Design
+	writes  comments.Writes
 	mu      sync.Mutex
 	puts    []indexAction
 	dels    []indexAction
 	reranks []string
+	// The verified index's entries a reader would repair, and the rows
+	// locked by unfinished transactions (see strategy.go).
+	reverifies []indexAction
+	locks      []txn.Ref
 	// recounts are the collections whose count a repair sets: by table,
 	// the rows that counted wrong or whose entries it puts or deletes.
 	recounts map[string]map[string]bool
 	dropped  int64
 }
 
-func newRepairs(on bool, layout *keys.Design) *repairs { return &repairs{on: on, layout: layout} }
+func newRepairs(on bool, layout *keys.Design, writes comments.Writes) *repairs {
+	return &repairs{on: on, layout: layout, writes: writes}
+}
 
 func (r *repairs) add(f func()) {
 	if !r.on {
@@ -45,7 +54,7 @@ func (r *repairs) add(f func()) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.puts)+len(r.dels)+len(r.reranks) >= MaxRepairs {
+	if len(r.puts)+len(r.dels)+len(r.reranks)+len(r.reverifies)+len(r.locks) >= MaxRepairs {
 		r.dropped++
 		return
 	}
@@ -96,11 +105,24 @@ func (r *repairs) rerank(product string) {
 	r.add(func() { r.reranks = append(r.reranks, product) })
 }
 
+func (r *repairs) reverify(table string, key []byte) {
+	r.add(func() { r.reverifies = append(r.reverifies, indexAction{table: table, key: bytes.Clone(key)}) })
+}
+
+func (r *repairs) resolveLock(ref txn.Ref) {
+	r.add(func() { r.locks = append(r.locks, ref) })
+}
+
 // RepairReport is what a repair does, or would do.
 type RepairReport struct {
 	Puts    int `json:"index_rows_written"`
 	Deletes int `json:"index_rows_deleted"`
 	Reranks int `json:"products_reranked"`
+	// Reverified are unverified entries marked verified (their comment is
+	// there); Locks, rows of unfinished transactions rolled forward or
+	// back, as a reader would.
+	Reverified int `json:"unverified_repaired,omitempty"`
+	Locks      int `json:"locks_resolved,omitempty"`
 	// Recounts are the collections whose count the repair sets to the
 	// entries their row holds after it.
 	Recounts int      `json:"counts_set,omitempty"`
@@ -111,7 +133,8 @@ type RepairReport struct {
 }
 
 func (r *repairs) report(rep Report) *RepairReport {
-	out := &RepairReport{Puts: len(r.puts), Deletes: len(r.dels), Reranks: len(r.reranks), Dropped: r.dropped, actions: r}
+	out := &RepairReport{Puts: len(r.puts), Deletes: len(r.dels), Reranks: len(r.reranks), Reverified: len(r.reverifies),
+		Locks: len(r.locks), Dropped: r.dropped, actions: r}
 	for _, rows := range r.recounts {
 		out.Recounts += len(rows)
 	}
@@ -138,11 +161,17 @@ func (r *repairs) report(rep Report) *RepairReport {
 	return out
 }
 
-// Apply carries the repair out: dangling and mismatched index rows are
-// deleted, then the missing rows written, then broken rankings rebuilt by
-// the ranking job.
+// Apply carries the repair out: the rows of unfinished transactions
+// resolved first, as a reader would (what the rest was found from is the
+// data as a reader sees it); then dangling and mismatched index rows
+// deleted, the missing rows written, unverified entries whose comment is
+// there marked verified, counts set, and broken rankings rebuilt by the
+// ranking job.
 func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.Design) error {
 	a := r.actions
+	if err := resolveLocks(ctx, st, a.locks); err != nil {
+		return err
+	}
 	if err := mutateAll(ctx, st, layout, a.dels, func(t *keys.TableKey, x indexAction) store.Mutation { return entry.Delete(t, x.key) }); err != nil {
 		return err
 	}
@@ -151,16 +180,27 @@ func (r *RepairReport) Apply(ctx context.Context, st store.Store, layout *keys.D
 	if len(a.dels) > 0 && len(a.puts) > 0 {
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := mutateAll(ctx, st, layout, a.puts, func(t *keys.TableKey, x indexAction) store.Mutation { return entry.Put(t, x.key, x.val) }); err != nil {
+	if err := mutateAll(ctx, st, layout, a.puts, func(t *keys.TableKey, x indexAction) store.Mutation {
+		if a.writes == comments.Verified && x.table != keys.Comment {
+			return entry.Put(t, x.key, comments.Framed(comments.StatusVerified, x.val))
+		}
+		return entry.Put(t, x.key, x.val)
+	}); err != nil {
+		return err
+	}
+	if err := reverifyAll(ctx, st, layout, model.JSON, a.reverifies); err != nil {
 		return err
 	}
 	if err := recount(ctx, st, layout, a.recounts); err != nil {
 		return err
 	}
 	products := slices.Compact(slices.Sorted(slices.Values(a.reranks)))
-	sys := comments.New(st, comments.Options{Layout: layout})
+	sys := comments.New(st, comments.Options{Layout: layout, Writes: a.writes})
 	if _, err := sys.RankJob(ctx, products); err != nil {
 		return fmt.Errorf("repair ranks: %w", err)
+	}
+	if err := comments.RecordRepair(ctx, st); err != nil {
+		return err
 	}
 	r.Applied = true
 	return nil

@@ -321,6 +321,29 @@ func metaValue(ctx context.Context, st store.Store, row []byte) ([]byte, bool, e
 	return v, ok, nil
 }
 
+// repairRow notes when a repair last changed the data set: what a run's
+// failures left is gone after it.
+var repairRow = []byte("repaired")
+
+// RecordRepair notes that a repair changed the data set now.
+func RecordRepair(ctx context.Context, st store.Store) error {
+	v := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixMilli()))
+	if err := st.Mutate(ctx, MetaTable, store.Put(repairRow, cell(v))); err != nil {
+		return fmt.Errorf("record the repair in %s: %w", MetaTable, err)
+	}
+	return nil
+}
+
+// LastRepair is when a repair last changed the data set; found is false
+// when none did.
+func LastRepair(ctx context.Context, st store.Store) (at time.Time, found bool, err error) {
+	v, found, err := metaValue(ctx, st, repairRow)
+	if err != nil || !found || len(v) != 8 {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(v))), true, nil
+}
+
 // runsRow counts the loadgen runs that wrote into a data set, so a new run
 // can tell it is adding to an earlier one (whose rows its ids would
 // overwrite) and give itself ids of its own.

@@ -50,8 +50,12 @@ func (w Writes) String() string {
 // WritesNames are the strategies' names, as --writes takes them.
 func WritesNames() []string { return writesNames[:] }
 
-// ParseWrites reads a --writes value.
+// ParseWrites reads a --writes value; none is the seed's, non-atomic (a
+// scenario written before strategies were).
 func ParseWrites(s string) (Writes, error) {
+	if s == "" {
+		return NonAtomic, nil
+	}
 	if i := slices.Index(writesNames[:], s); i >= 0 {
 		return Writes(i), nil
 	}

@@ -49,7 +49,7 @@ var (
 	// ErrFailed is a write request that failed before it was applied.
 	ErrFailed = errors.New("injected: the write failed before it was applied")
 	// ErrLost is a write request that was applied, whose reply was lost.
-	ErrLost = errors.New("injected: the write was applied, its reply lost")
+	ErrLost = fmt.Errorf("injected: %w", store.ErrReplyLost)
 	// ErrAbandoned is a writer that stopped partway through its protocol.
 	ErrAbandoned = errors.New("injected: the writer stopped partway")
 )
@@ -169,18 +169,18 @@ func (f *faultyStore) Mutate(ctx context.Context, table string, muts ...store.Mu
 	return f.after("mutate", table)
 }
 
-// CheckAndMutate implements store.Store. A lost reply hides whether the
-// change was made.
+// CheckAndMutate implements store.Store. Only a change that was made can
+// lose its reply: one whose check failed was not applied.
 func (f *faultyStore) CheckAndMutate(ctx context.Context, table string, q, expected []byte, m store.Mutation) (bool, error) {
 	if err := f.before("check-and-mutate", table); err != nil {
 		return false, err
 	}
 	ok, err := f.Store.CheckAndMutate(ctx, table, q, expected, m)
-	if err != nil {
-		return false, err
+	if err != nil || !ok {
+		return ok, err
 	}
 	if err := f.after("check-and-mutate", table); err != nil {
 		return false, err
 	}
-	return ok, nil
+	return true, nil
 }

@@ -43,6 +43,7 @@ func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	printSLOs(&b, s.SLOs)
 	printSteps(&b, s.Steps, s.Capacity)
 	printFlaws(&b, s.Flaws)
+	printConsistency(&b, s.Consistency)
 	printVerdict(&b, s.Verdict, p)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -55,6 +55,7 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	}
 	out.setRates()
 	mergeFlaws(&out, sums)
+	out.Consistency = mergeConsistency(sums)
 	out.HotKeys = mergeHotKeys(sums)
 	out.HotRows = mergeHotRows(sums)
 	out.Load = mergeLoad(sums)

@@ -93,6 +93,9 @@ type Summary struct {
 	// Storage is each table's bytes at the end of the run, measured over
 	// its cells beside the storage model's (modeled_bytes) for as many rows.
 	Storage []TableStorage `json:"storage,omitempty"`
+	// Consistency is how the run's comments kept their listings in step,
+	// the failures injected and what they left.
+	Consistency *Consistency `json:"consistency,omitempty"`
 	// Verdict is what the run found, worst first, cures last: the console's
 	// closing lines, for reports and CI logs to quote.
 	Verdict []Finding `json:"verdict,omitempty"`

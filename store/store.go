@@ -345,6 +345,10 @@ var (
 	// RowTooBigException fails it. A read of a slice of the row does not
 	// meet it.
 	ErrRowTooBig = errors.New("row too big")
+	// ErrReplyLost is a write that was applied and whose reply was lost:
+	// what only a failure injector knows (a real client sees a timeout).
+	// A caller may count the write as made.
+	ErrReplyLost = errors.New("the write was applied, its reply lost")
 )
 
 // DefaultMaxRowSize is HBase's hbase.table.max.rowsize.

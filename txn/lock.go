@@ -87,6 +87,10 @@ type Lock struct {
 	// Committed says, on a stable lock, whether its last transaction
 	// committed (false: it was rolled back).
 	Committed bool
+	// Resolved says a reader or another writer put the lock there, not the
+	// transaction's own writer: a writer reading its lock back after a
+	// reply it did not get tells its own change from theirs.
+	Resolved bool
 	// Primary is a secondary row's primary; nil on the primary.
 	Primary *Ref
 	// Secondaries are the primary's other rows.
@@ -105,6 +109,7 @@ const lockVersion = 1
 const (
 	flagCommitted = 1 << iota
 	flagPrimary
+	flagResolved
 )
 
 // Encode is the lock as its column holds it.
@@ -115,6 +120,9 @@ func (l Lock) Encode() []byte {
 	}
 	if l.Primary != nil {
 		b[2] |= flagPrimary
+	}
+	if l.Resolved {
+		b[2] |= flagResolved
 	}
 	b = binary.AppendVarint(b, l.Tx)
 	b = binary.AppendVarint(b, l.Ts)
@@ -160,10 +168,11 @@ func Decode(v []byte) (Lock, error) {
 	}
 	l.State = State(d.byte())
 	flags := d.byte()
-	if flags&^(flagCommitted|flagPrimary) != 0 {
+	if flags&^(flagCommitted|flagPrimary|flagResolved) != 0 {
 		d.fail()
 	}
 	l.Committed = flags&flagCommitted != 0
+	l.Resolved = flags&flagResolved != 0
 	l.Tx, l.Ts, l.Expiry = d.varint(), d.varint(), d.varint()
 	if flags&flagPrimary != 0 {
 		r := d.ref()

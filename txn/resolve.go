@@ -128,7 +128,10 @@ func (m *Manager) resolve(ctx context.Context, ref Ref, raw []byte, l Lock) (Fat
 			if p.Committed {
 				f = committed
 			}
-			return f, m.finishRow(ctx, ref, raw, l, f)
+			if pref.equal(ref) {
+				return f, nil // finished meanwhile, by whoever
+			}
+			return f, m.finishRow(ctx, ref, raw, l, f) // a secondary left behind
 		}
 		// Prewritten: undecided, unless it has expired.
 		if m.o.Clock() < p.Expiry {
@@ -138,7 +141,7 @@ func (m *Manager) resolve(ctx context.Context, ref Ref, raw []byte, l Lock) (Fat
 			return aborted, m.finishRow(ctx, ref, raw, l, aborted)
 		}
 		ab := p
-		ab.State = Aborted
+		ab.State, ab.Resolved = Aborted, true
 		enc := ab.Encode()
 		ok, err := m.o.Resolver.CheckAndMutate(ctx, pref.Table, LockColumn, praw,
 			store.Put(pref.Row, store.Cell{Qualifier: LockColumn, Value: enc, Timestamp: p.Ts}))
@@ -199,14 +202,15 @@ func (m *Manager) finishRow(ctx context.Context, ref Ref, raw []byte, l Lock, f 
 	if m.o.ReadOnly {
 		if m.firstMeeting(ref) {
 			count.Add(1)
+			m.heard(ref, l.Tx, f == committed)
 		}
 		return nil
 	}
 	var mu store.Mutation
 	if f == committed {
-		mu = stableMutation(ref.Row, l, true)
+		mu = stableMutation(ref.Row, l, true, true)
 	} else {
-		mu = rollbackMutation(ref.Row, l)
+		mu = rollbackMutation(ref.Row, l, true)
 	}
 	ok, err := m.o.Resolver.CheckAndMutate(ctx, ref.Table, LockColumn, raw, mu)
 	if err != nil {
@@ -214,8 +218,15 @@ func (m *Manager) finishRow(ctx context.Context, ref Ref, raw []byte, l Lock, f 
 	}
 	if ok {
 		count.Add(1)
+		m.heard(ref, l.Tx, f == committed)
 	}
 	return nil
+}
+
+func (m *Manager) heard(ref Ref, tx int64, forward bool) {
+	if m.o.OnResolve != nil {
+		m.o.OnResolve(ref, tx, forward)
+	}
 }
 
 // lockAt reads and decodes a row's lock; nil raw when it has none.

@@ -44,6 +44,9 @@ type Options struct {
 	// Manager's: a writer's requests may fail where its cleanup is not
 	// what is measured.
 	Resolver store.Store
+	// OnResolve, if set, hears of every row (and transaction) the Manager rolls forward or
+	// back (read-only: would, once per row).
+	OnResolve func(ref Ref, tx int64, forward bool)
 }
 
 // Stats count what a Manager's transactions and readers did.

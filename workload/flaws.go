@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/faults"
 	"commentbench/keys"
+	"commentbench/results"
 	"commentbench/store"
 )
 
@@ -123,11 +125,35 @@ func System(st store.Store, sc Scenario, f *Flaws) (*comments.System, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert"}
+	writes, err := comments.ParseWrites(sc.Writes)
+	if err != nil {
+		return nil, err
+	}
+	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert", Writes: writes}
+	if sc.Faults.Any() {
+		o.Faults = faults.New(sc.Faults, sc.Seed)
+	}
 	if f != nil {
 		o.OnIndexPut = f.IndexPut
 	}
 	return comments.New(st, o), nil
+}
+
+// ConsistencyOf is the run's consistency block: what the system's writes
+// left and its readers set right, the failures injected, the cost.
+func ConsistencyOf(sys *comments.System) *results.Consistency {
+	r := sys.Residue()
+	return &results.Consistency{
+		Writes: sys.Writes().String(),
+		Injected: results.Injected{FailedWrites: r.Injected.Failed, LostReplies: r.Injected.Lost,
+			AbandonedWriters: r.Injected.Abandoned},
+		CommentWrites: r.Writes, Acked: r.Acked, Unknown: r.Unknown,
+		Left: results.Left{Unreferenced: r.Unreferenced, Undefined: r.Undefined, Unverified: r.Unverified,
+			Orphans: r.Orphans, StaleCopies: r.StaleCopies, LocksForward: r.LocksForward, LocksBack: r.LocksBack},
+		Resolved: results.Resolved{Repaired: r.Repaired, Deleted: r.Deleted, Skipped: r.Skipped,
+			RolledForward: r.RolledForward, RolledBack: r.RolledBack},
+		Conflicts: r.Conflicts, Retries: r.Retries, Requests: r.Requests, Bytes: r.Bytes,
+	}
 }
 
 // rankOptions shapes the ranking job as the scenario says: some rankings

@@ -38,7 +38,7 @@ func Preset(name string) (Scenario, error) {
 // presetDefaults are the knobs no preset changes unless it has a reason to.
 func presetDefaults() Scenario {
 	return Scenario{
-		Layout: "seed", Scan: "bounded", Ranks: "replace", IDs: "random", Clock: "wall", Seed: 1,
+		Layout: "seed", Scan: "bounded", Ranks: "replace", Writes: "non-atomic", IDs: "random", Clock: "wall", Seed: 1,
 		Arrival: "constant", Interval: Duration(time.Second), PageSize: 10,
 		ServerModel: servermodel.Spec{Handlers: servermodel.DefaultHandlers, Cost: servermodel.DefaultSpecCost},
 		Content:     ContentSpec{Korean: 0.5, MedianChars: 40, MaxChars: 1000},

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"commentbench/comments"
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/pace"
 	"commentbench/servermodel"
@@ -53,7 +54,15 @@ type Scenario struct {
 	// Ranks is how the ranking job writes: "upsert" (the seed's: ranks past
 	// a shorter new ranking stay) or "replace" (they are deleted).
 	Ranks string `yaml:"ranks" json:"ranks"`
-	IDs   string `yaml:"ids" json:"ids"` // keys.SchemeByName: "random" | "sequential"
+	// Writes is how a comment write keeps its listing entries in step
+	// (comments.ParseWrites): "non-atomic" (the seed's), "one-row",
+	// "verified" or "transactional".
+	Writes string `yaml:"writes" json:"writes"`
+	// Faults are the failures injected into comment writes and edits:
+	// odds per request of failing and of losing its reply, and per write
+	// of its writer stopping partway.
+	Faults faults.Spec `yaml:"faults" json:"faults,omitempty"`
+	IDs    string      `yaml:"ids" json:"ids"` // keys.SchemeByName: "random" | "sequential"
 	// Clock stamps comments: "wall" (milliseconds of real time: comments
 	// share one by chance too) or "logical" (a millisecond per stamp: only
 	// bursts and multi-product orders share one, so a seed fixes the run).
@@ -237,6 +246,16 @@ func (s Scenario) checkChoices() []error {
 	}
 	if _, err := comments.ParseScanMode(s.Scan); err != nil {
 		errs = append(errs, fmt.Errorf("scan: %w", err))
+	}
+	if w, err := comments.ParseWrites(s.Writes); err != nil {
+		errs = append(errs, err)
+	} else if d, err := keys.Load(s.Layout); err == nil {
+		if err := comments.CheckWrites(d, w); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := s.Faults.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if s.System != "" && systems[s.System] == nil {
 		errs = append(errs, fmt.Errorf("system: %q (want seed or fixed)", s.System))

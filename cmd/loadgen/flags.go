@@ -14,6 +14,7 @@ import (
 
 	"commentbench/backend"
 	"commentbench/buildinfo"
+	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/pace"
 	"commentbench/results"
@@ -26,6 +27,7 @@ type options struct {
 	sc           workload.Scenario
 	design       *keys.Design    // sc.Layout, loaded
 	flaws        *workload.Flaws // what the run saw of the seed's flaws
+	sys          *comments.System
 	out          string
 	slos         []results.SLO
 	quiet        bool
@@ -105,6 +107,14 @@ func (b *binder) register() {
 	bind(b, "rank-shrink", func(s *workload.Scenario) *float64 { return &s.RankShrink }, floatVar, "how often (0..1) the ranking job writes a product a shorter ranking than before")
 	bind(b, "layout", func(s *workload.Scenario) *string { return &s.Layout }, stringVar, "key design: a built-in ("+strings.Join(keys.BuiltinNames(), ", ")+") or a design file; see 'loadgen lint'")
 	bind(b, "scan", func(s *workload.Scenario) *string { return &s.Scan }, stringVar, "listing scans: bounded (start/stop rows) or seed (filters from the table's start)")
+	bind(b, "writes", func(s *workload.Scenario) *string { return &s.Writes }, stringVar,
+		"how a comment write keeps its listing entries in step: non-atomic (the seed's), one-row (the entries in the comment's row in one row mutation), verified (Phoenix's verified index) or transactional (Haeinsa's transactions)")
+	bind(b, "fail-writes", func(s *workload.Scenario) *float64 { return &s.Faults.FailWrites }, floatVar,
+		"inject: the odds (0..1) that a request of a comment write fails before it is applied")
+	bind(b, "lose-replies", func(s *workload.Scenario) *float64 { return &s.Faults.LoseReplies }, floatVar,
+		"inject: the odds (0..1) that a request of a comment write is applied and its reply lost")
+	bind(b, "abandon", func(s *workload.Scenario) *float64 { return &s.Faults.Abandon }, floatVar,
+		"inject: the odds (0..1) that a comment write's writer stops partway, as a crashed client")
 	bind(b, "ids", func(s *workload.Scenario) *string { return &s.IDs }, stringVar, "id scheme: "+strings.Join(keys.SchemeNames(), ", "))
 	bind(b, "seed", func(s *workload.Scenario) *uint64 { return &s.Seed }, uint64Var, "random seed: the same seed gives the same operation sequence per worker")
 	bind(b, "users", func(s *workload.Scenario) *int { return &s.Users }, intVar, "users seeded before the run")

@@ -265,13 +265,14 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if err != nil {
 		return 0, err
 	}
+	o.sys = sys
 	set := results.NewSet(workload.ResultNames())
 	rep := progress.New(os.Stderr, o.quiet)
 	ledger := results.NewLedger(o.out)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
 		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun, RunID: o.runID}
-	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, %s, seed %d\n",
-		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, o.backend.Describe(), sc.Seed)
+	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, writes %s, %s, seed %d\n",
+		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, writesLine(sc, layout), o.backend.Describe(), sc.Seed)
 	for _, a := range workload.Unrunnable(sc.Mix, layout) {
 		fmt.Fprintf(stdout, "actor %s left out: design %s keeps no %s listing for it to read\n", a, layout.Name(), keys.LatestComment)
 	}
@@ -422,6 +423,7 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	if f := o.flaws; f != nil {
 		sum.FillFlaws(f.Collided(), f.CollidedComments(), f.StaleRanks())
 	}
+	sum.Consistency = workload.ConsistencyOf(o.sys)
 	sum.SLOs = results.Evaluate(o.slos, sum)
 	sum.Judge(o.sc.PageSize) // last: it reads the flaws and SLOs
 	if cc, ok := st.(interface{ ClientCounters() hbase.Counters }); ok {
@@ -701,4 +703,23 @@ func startCPUProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writesLine says how comments are written, and, for one-row, which
+// listings the comment's row mutation covers and which it cannot; then
+// the failures injected, if any.
+func writesLine(sc workload.Scenario, layout *keys.Design) string {
+	s := sc.Writes
+	if sc.Writes == comments.OneRow.String() {
+		in, apart := comments.OneRowSplit(layout)
+		s += " (" + strings.Join(in, ", ") + " in the comment's row"
+		if len(apart) > 0 {
+			s += "; " + strings.Join(apart, ", ") + " apart"
+		}
+		s += ")"
+	}
+	if f := sc.Faults; f.Any() {
+		s += fmt.Sprintf(" (injected: %g failed, %g lost replies, %g abandoned)", f.FailWrites, f.LoseReplies, f.Abandon)
+	}
+	return s
 }

@@ -20,6 +20,7 @@ import (
 
 	"commentbench/comments"
 	"commentbench/entry"
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/plan"
@@ -292,6 +293,7 @@ func sampleValues(ctx context.Context, sc workload.Scenario) (plan.Values, error
 	// An entity's value is its JSON whatever the design's keys: sampled on
 	// the seed's design, every value is a row of its own table, put.
 	sc.Layout = "seed"
+	sc.Writes, sc.Faults = comments.NonAtomic.String(), faults.Spec{} // the values, not how they are kept in step
 	rec := &sizeRecorder{Store: nop.New()}
 	sys, err := workload.System(rec, sc, nil)
 	if err != nil {
