@@ -53,7 +53,7 @@ func (c *checker) readThrough(st store.Store) store.Store {
 	if c.o.Writes != comments.Transactional {
 		return st
 	}
-	c.strat.tx = txn.New(st, txn.Options{ReadOnly: true, OnResolve: func(ref txn.Ref, _ int64, forward bool) {
+	c.strat.tx = txn.New(st, txn.Options{ReadOnly: true, AtRest: true, OnResolve: func(ref txn.Ref, _ int64, forward bool) {
 		c.strat.mu.Lock()
 		defer c.strat.mu.Unlock()
 		c.strat.locked = append(c.strat.locked, txn.Ref{Table: ref.Table, Row: bytes.Clone(ref.Row)})
@@ -200,7 +200,7 @@ func reverifyAll(ctx context.Context, st store.Store, layout *keys.Design, codec
 // resolveLocks rolls forward or back, as a reader would, every row the
 // check met locked by a transaction whose writer did not finish.
 func resolveLocks(ctx context.Context, st store.Store, refs []txn.Ref) error {
-	m := txn.New(st, txn.Options{})
+	m := txn.New(st, txn.Options{AtRest: true})
 	for _, ref := range refs {
 		got, _, err := st.Read(ctx, ref.Table, []store.Read{{Row: ref.Row, Columns: [][]byte{txn.LockColumn}}})
 		if err != nil {

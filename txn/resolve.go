@@ -133,8 +133,9 @@ func (m *Manager) resolve(ctx context.Context, ref Ref, raw []byte, l Lock) (Fat
 			}
 			return f, m.finishRow(ctx, ref, raw, l, f) // a secondary left behind
 		}
-		// Prewritten: undecided, unless it has expired.
-		if m.o.Clock() < p.Expiry {
+		// Prewritten: undecided, unless it has expired (or no writer is
+		// at work).
+		if !m.o.AtRest && m.o.Clock() < p.Expiry {
 			return undecided, nil
 		}
 		if m.o.ReadOnly {

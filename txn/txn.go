@@ -44,6 +44,10 @@ type Options struct {
 	// Manager's: a writer's requests may fail where its cleanup is not
 	// what is measured.
 	Resolver store.Store
+	// AtRest says no writer is at work (verify reads data a run left): a
+	// transaction still undecided is one whose writer is gone, rolled back
+	// without waiting for its locks to expire.
+	AtRest bool
 	// OnResolve, if set, hears of every row (and transaction) the Manager rolls forward or
 	// back (read-only: would, once per row).
 	OnResolve func(ref Ref, tx int64, forward bool)

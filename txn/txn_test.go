@@ -286,6 +286,15 @@ func TestAbandonAtEveryStep(t *testing.T) {
 			if !committed && ro.Stats.RolledBack.Load()+ro.Stats.RolledForward.Load() != 0 {
 				t.Errorf("an undecided transaction counted as resolved")
 			}
+			// At rest, no writer is at work: an undecided transaction is one
+			// whose writer is gone, rolled back before its locks expire.
+			rest := New(st, clk.opts(Options{ReadOnly: true, AtRest: true}))
+			if got := views(t, rest); !reflect.DeepEqual(got, want) {
+				t.Errorf("at rest a reader sees %v, want %v", got, want)
+			}
+			if n := rest.Stats.RolledBack.Load() + rest.Stats.RolledForward.Load(); n != int64(wantLeft) {
+				t.Errorf("at rest a reader would resolve %d rows, want %d", n, wantLeft)
+			}
 			clk.add(2 * time.Second)
 			ro = New(st, clk.opts(Options{ReadOnly: true}))
 			if got := views(t, ro); !reflect.DeepEqual(got, want) {

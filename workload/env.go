@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/results"
 	"commentbench/store"
+	"commentbench/txn"
 )
 
 // The operations recorded, one histogram each. An actor may record several
@@ -240,6 +242,14 @@ func ErrorKind(err error) string {
 	}
 	var we *comments.WriteError
 	switch {
+	case errors.Is(err, faults.ErrAbandoned):
+		return "abandoned"
+	case errors.Is(err, faults.ErrFailed):
+		return "injected-failure"
+	case errors.Is(err, faults.ErrLost):
+		return "reply-lost"
+	case errors.Is(err, txn.ErrConflict):
+		return "conflict"
 	case errors.As(err, &we) && we.Partial():
 		return "partial-write"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"commentbench/comments"
+	"commentbench/faults"
 	"commentbench/keys"
 	"commentbench/store"
+	"commentbench/txn"
 )
 
 func TestRecentProductsDrain(t *testing.T) {
@@ -73,10 +75,15 @@ func TestNowAgreesWithTimeNow(t *testing.T) {
 func TestErrorKind(t *testing.T) {
 	for err, want := range map[error]string{
 		nil: "",
-		fmt.Errorf("read product row: %w", store.ErrRowTooBig): "row-too-big",
-		fmt.Errorf("get: %w", store.ErrClosed):                 "closed",
-		fmt.Errorf("write: %w", comments.ErrOrderNotFound):     "order-not-found",
-		errors.New("disk on fire"):                             "store",
+		fmt.Errorf("read product row: %w", store.ErrRowTooBig):                                           "row-too-big",
+		fmt.Errorf("get: %w", store.ErrClosed):                                                           "closed",
+		fmt.Errorf("write: %w", comments.ErrOrderNotFound):                                               "order-not-found",
+		errors.New("disk on fire"):                                                                       "store",
+		&comments.WriteError{Written: []string{"comment"}, Err: fmt.Errorf("put: %w", faults.ErrFailed)}: "injected-failure",
+		&comments.WriteError{Written: []string{"comment"}, Err: faults.ErrAbandoned}:                     "abandoned",
+		fmt.Errorf("put: %w", faults.ErrLost):                                                            "reply-lost",
+		fmt.Errorf("commit: %w", txn.ErrConflict):                                                        "conflict",
+		&comments.WriteError{Written: []string{"comment"}, Err: errors.New("timeout")}:                   "partial-write",
 	} {
 		if got := ErrorKind(err); got != want {
 			t.Errorf("ErrorKind(%v) = %q, want %q", err, got, want)

@@ -142,8 +142,12 @@ func (o *options) verify(stdout, stderr io.Writer) int {
 	if err := o.checkRunOf(ctx, st); err != nil {
 		return fail(stderr, err)
 	}
+	writes, _, err := comments.RecordedWrites(ctx, st)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	var rows, seen atomic.Int64
-	opts := check.Options{Layout: layout, TempDir: o.tmp, RunDir: o.run,
+	opts := check.Options{Layout: layout, TempDir: o.tmp, RunDir: o.run, Writes: writes,
 		Spread: !o.noSpread, Repair: o.repair, Rows: &rows, Comments: &seen}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)

@@ -13,7 +13,7 @@ import (
 // verdict last.
 func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "layout %s (%s); %d comments checked\n\n", r.Layout, how, r.References.Comments)
+	fmt.Fprintf(&b, "layout %s (%s), writes %s; %d comments checked\n\n", r.Layout, how, cmpOr(r.Writes, "non-atomic"), r.References.Comments)
 	fmt.Fprintf(&b, "%-15s %8s %8s %6s %6s %6s %6s %5s %5s %5s\n", "index", "rows", "refd", "unref", "undef", "mismat", "collid", "extra", "badv", "undec")
 	for _, ix := range r.Indexes {
 		fmt.Fprintf(&b, "%-15s %8d %8d %6d %6d %6d %6d %5d %5d %5d\n", cut(ix.Table, 15), ix.Rows, ix.Referenced,
@@ -28,6 +28,13 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 		if ix.Copies {
 			fmt.Fprintf(&b, "%s copies: %d of its %d entries not what their comment says\n", ix.Table, ix.StaleCopies.Count, ix.Rows)
 		}
+		if r.Writes == "verified" {
+			fmt.Fprintf(&b, "%s unverified: %d entries a writer did not finish, not drift: %d rolled forward (their comment is there), %d back (it is not)\n",
+				ix.Table, ix.Unverified.Count, ix.Unverified.Count-ix.UnverifiedBack, ix.UnverifiedBack)
+		}
+	}
+	if l := r.Locks; l != nil {
+		fmt.Fprintf(&b, "locks of unfinished transactions, not drift: %d rows rolled forward (committed), %d back\n", l.RolledForward, l.RolledBack)
 	}
 	rk, rf := r.Ranks, r.References
 	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
@@ -41,6 +48,7 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 			fmt.Fprintf(&b, "  %d ledger files end in a record a crash tore: that write's outcome is unknown\n", run.TornTails)
 		}
 	}
+	printFaults(&b, r.Faults)
 	printSamples(&b, r)
 	if r.Spread != nil {
 		printSpread(&b, r.Spread)
@@ -152,4 +160,43 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "~"
+}
+
+// printFaults reconciles the run's injected failures: a line per kind of
+// residue, what the run says its writes left (less what its readers set
+// right) beside what the check found.
+func printFaults(b *strings.Builder, f *check.FaultReport) {
+	if f == nil {
+		return
+	}
+	in := f.Injected
+	fmt.Fprintf(b, "injected into the run (writes %s): %d failed writes, %d lost replies, %d abandoned writers\n",
+		f.Writes, in.FailedWrites, in.LostReplies, in.AbandonedWriters)
+	if f.Note != "" {
+		fmt.Fprintf(b, "  %s\n", f.Note)
+		return
+	}
+	for _, l := range f.Lines {
+		if l.Expected == 0 && l.Found == 0 {
+			continue
+		}
+		mark := "explained"
+		if l.Expected != l.Found {
+			mark = "NOT EXPLAINED"
+		}
+		fmt.Fprintf(b, "  %-48s %6d found, %6d left by the failures  %s\n", l.What, l.Found, l.Expected, mark)
+	}
+	switch {
+	case f.Unknown > 0:
+		fmt.Fprintf(b, "  %d writes failed in ways not injected: what they left is not known, so the counts may differ\n", f.Unknown)
+	case len(f.Unexplained) == 0:
+		fmt.Fprintf(b, "  every finding is explained by the injected failures\n")
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
