@@ -15,6 +15,10 @@ type compareView struct {
 	Legend     []legendItem // a colour per run, in every overlaid chart
 	Verdicts   []verdictView
 	Shapes     []shapeView
+	// Consistency is the runs' consistency blocks side by side, and in
+	// words which left drift and what the others paid.
+	Consistency      []consistencyView
+	ConsistencyWords string
 	Ops        []opGroup
 	Actions    []opGroup
 	Dists      []figure
@@ -58,6 +62,7 @@ func buildCompare(runs []*Run) (*compareView, error) {
 		c.Verdicts = append(c.Verdicts, verdictView{Run: r.Label, Text: VerdictLine(r, runs[0])})
 		c.Shapes = append(c.Shapes, shapeOf(r))
 	}
+	c.Consistency, c.ConsistencyWords = consistencyRows(runs), ConsistencyWords(runs)
 	c.Ops = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Ops })
 	c.Actions = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Actions })
 	c.Spread = spreadOf(runs)

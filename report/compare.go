@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 // designKnobs are what a comparison compares: the key design and the
 // system's behaviour. Every other knob of the scenario must match, or the
 // runs measure different loads and their ratios mean nothing.
-var designKnobs = []string{"system", "layout", "scan", "ranks"}
+var designKnobs = []string{"system", "layout", "scan", "ranks", "writes"}
 
 // Comparable refuses runs of different scenarios, naming each knob that
 // differs from the first run's; force lets them through.
@@ -76,6 +77,19 @@ func show(b []byte) string {
 // labels makes the runs' labels unique: two runs of one design are told
 // apart by their order.
 func labels(runs []*Run) {
+	writes, layouts := map[string]bool{}, map[string]bool{}
+	for _, r := range runs {
+		writes[cmp.Or(r.Config.Scenario.Writes, "non-atomic")] = true
+		layouts[r.Config.Scenario.Layout] = true
+	}
+	if len(writes) > 1 { // runs of the strategies: named by theirs
+		for _, r := range runs {
+			r.Label = cmp.Or(r.Config.Scenario.Writes, "non-atomic")
+			if len(layouts) > 1 {
+				r.Label += " on " + r.Config.Scenario.Layout
+			}
+		}
+	}
 	count := map[string]int{}
 	for _, r := range runs {
 		count[r.Label]++

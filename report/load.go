@@ -71,6 +71,7 @@ type ScenarioInfo struct {
 	Layout   string  `json:"layout"`
 	Scan     string  `json:"scan"`
 	Ranks    string  `json:"ranks"`
+	Writes   string  `json:"writes"`
 	IDs      string  `json:"ids"`
 	Seed     uint64  `json:"seed"`
 	Regions  int     `json:"regions"`

@@ -39,6 +39,8 @@ type runView struct {
 	HotKeys       []NamedGrid
 	Lint          *lintView
 	Verify        *verifyView
+	// Consistency is the run's consistency block (one row), if it has one.
+	Consistency []consistencyView
 }
 
 type heatView struct {
@@ -55,7 +57,7 @@ func buildRun(r *Run) (*runView, error) {
 		Spread: spreadOf([]*Run{r}), Listing: listingViews(s, r.Label), Wide: wideOf(s, r.Label),
 		Flaws: flawsOf(s.Flaws, r.Label), Violations: violationViews(s.Violations), Steps: stepViews(s.Steps),
 		Capacity: capacityOf(s.Capacity, s.Steps),
-		HotKeys:  r.Extras.HotKeys, Lint: lintOf(r), Verify: verifyOf(r.Verify, r.Label)}
+		HotKeys:  r.Extras.HotKeys, Lint: lintOf(r), Verify: verifyOf(r.Verify, r.Label), Consistency: consistencyRows([]*Run{r})}
 	for _, sv := range s.Servers {
 		v.Servers = append(v.Servers, serverView{Server: sv.Server, Requests: thousands(sv.Requests), Utilization: share(sv.Utilization)})
 	}

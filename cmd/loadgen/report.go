@@ -64,6 +64,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		for _, r := range runs {
 			fmt.Fprintln(stdout, report.VerdictLine(r, runs[0]))
 		}
+		if w := report.ConsistencyWords(runs); w != "" {
+			fmt.Fprintln(stdout, "consistency: "+w)
+		}
 	}
 	return 0
 }
