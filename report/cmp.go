@@ -11,23 +11,23 @@ import (
 // compareView is the comparison's sections; Runs hold each run's own
 // (header, SLOs, verdict, lint, verify, the server model's figures).
 type compareView struct {
-	Runs       []*runView
-	Legend     []legendItem // a colour per run, in every overlaid chart
-	Verdicts   []verdictView
-	Shapes     []shapeView
+	Runs     []*runView
+	Legend   []legendItem // a colour per run, in every overlaid chart
+	Verdicts []verdictView
+	Shapes   []shapeView
 	// Consistency is the runs' consistency blocks side by side, and in
 	// words which left drift and what the others paid.
 	Consistency      []consistencyView
 	ConsistencyWords string
-	Ops        []opGroup
-	Actions    []opGroup
-	Dists      []figure
-	Throughput *figure
-	P99        []figure
-	ThinNote   string
-	Spread     spreadSection
-	Listing    []listingGroup
-	Heatmaps   []heatGroup
+	Ops              []opGroup
+	Actions          []opGroup
+	Dists            []figure
+	Throughput       *figure
+	P99              []figure
+	ThinNote         string
+	Spread           spreadSection
+	Listing          []listingGroup
+	Heatmaps         []heatGroup
 }
 
 type verdictView struct{ Run, Text string }
