@@ -116,7 +116,7 @@ func (s *System) findCopies(ctx context.Context, c model.Comment) ([]copyEntry, 
 		}
 		err = s.eachWithPrefix(ctx, t, full[:t.GroupLen()], func(r store.Row) {
 			raw, _ := r.Value(keys.Qualifier)
-			v, _ := s.payload(raw)
+			v, _ := s.payload(t.Table, raw)
 			if h, err := model.DecodeHead(s.codec, v); err == nil && h.OrderID == c.OrderID && h.ProductID == c.ProductID {
 				out = append(out, copyEntry{t: t, key: bytes.Clone(r.Key), raw: raw})
 			}

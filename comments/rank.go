@@ -272,7 +272,7 @@ func (s *System) bestComments(ctx context.Context, productID string) ([]Candidat
 // value, or, for a copy of the comment, the key its ids make.
 func (s *System) referenced(t *keys.TableKey, r store.Row) ([]byte, error) {
 	v, _ := r.Value(keys.Qualifier)
-	v, ok := s.payload(v)
+	v, ok := s.payload(t.Table, v)
 	if !ok {
 		return nil, nil // unverified: its comment may not be there
 	}

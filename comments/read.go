@@ -378,7 +378,7 @@ func (s *System) resolve(ctx context.Context, l keys.Listing, rows []store.Row, 
 	var un []unverifiedEntry
 	for i, r := range rows {
 		raw, _ := r.Value(keys.Qualifier)
-		v, ok := s.payload(raw)
+		v, ok := s.payload(l.Table, raw)
 		p.Entries[i] = Entry{IndexKey: r.Key, CommentKey: v}
 		if !ok {
 			un = append(un, unverifiedEntry{at: i, raw: raw, stamp: r.Cells[0].Timestamp})

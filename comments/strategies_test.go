@@ -301,3 +301,29 @@ func TestTransactionsOnAHotRow(t *testing.T) {
 		t.Errorf("%d acknowledged of %d, %d conflicts, %d retries: want most written, after conflicts", len(acked), writers*each, r.Conflicts, r.Retries)
 	}
 }
+
+// A ranking's entries carry no status under the verified index: its
+// readers take them as they are, and drop none.
+func TestVerifiedRanksUntouched(t *testing.T) {
+	d, _ := keys.Builtin("unique")
+	f := strategyFixture(t, d, comments.Verified, nil, -time.Millisecond)
+	u, p := f.user(), f.product()
+	for i := range 3 {
+		f.comment(u, f.order(u), p, strings.Repeat("글", i+1), ts0+int64(i))
+	}
+	if _, err := f.sys.RankJob(f.ctx, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		pg, err := f.sys.Ranked(f.ctx, p, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Comments()) != 3 {
+			t.Fatalf("the ranking lists %d comments, want 3", len(pg.Comments()))
+		}
+	}
+	if r := f.sys.Residue(); r.Deleted+r.Skipped+r.Repaired != 0 {
+		t.Errorf("reads of a ranking repaired %d, skipped %d and deleted %d entries", r.Repaired, r.Skipped, r.Deleted)
+	}
+}

@@ -42,10 +42,12 @@ func Unframe(v []byte) (status byte, payload []byte) {
 // would count one that nothing left).
 const VerifyGrace = 2 * time.Second
 
-// payload is what an entry's value holds, and whether a reader may take
-// it as it stands: anything but the verified strategy's unverified entry.
-func (s *System) payload(v []byte) ([]byte, bool) {
-	if s.writes != Verified {
+// payload is what an entry of table holds, and whether a reader may take
+// it as it stands: anything but the verified strategy's unverified entry
+// of a listing (a ranking's entries carry no status: the ranking job
+// writes them whole).
+func (s *System) payload(table string, v []byte) ([]byte, bool) {
+	if s.writes != Verified || listingIndex(table) < 0 {
 		return v, true
 	}
 	st, p := Unframe(v)

@@ -65,6 +65,13 @@ func ParseWrites(s string) (Writes, error) {
 // ErrWritesDesign is a strategy the design cannot run.
 var ErrWritesDesign = errors.New("the design cannot be written that way")
 
+// writesError is a refusal of a strategy for a design, its message saying
+// why; it is ErrWritesDesign.
+type writesError string
+
+func (e writesError) Error() string        { return string(e) }
+func (e writesError) Is(target error) bool { return target == ErrWritesDesign }
+
 // CheckWrites says whether design d can be written with w: one-row needs
 // a listing kept in the comment's row, and the verified index keeps no
 // count of a collection (a count that an unverified entry is not yet in,
@@ -73,15 +80,15 @@ func CheckWrites(d *keys.Design, w Writes) error {
 	switch w {
 	case OneRow:
 		if in, _ := OneRowSplit(d); len(in) == 0 {
-			return fmt.Errorf("--writes one-row on design %s: no listing is kept in the comment's row (%s keeps comments in %s's rows; %s): "+
-				"use a design that keeps a listing beside its comments, such as between: %w",
-				d.Name(), d.Name(), d.Table(keys.Comment).Store, rowsOf(d), ErrWritesDesign)
+			return writesError(fmt.Sprintf("--writes one-row on design %s: no listing is kept in the comment's row (%s keeps comments in %s's rows; %s): "+
+				"use a design that keeps a listing beside its comments, such as between",
+				d.Name(), d.Name(), d.Table(keys.Comment).Store, rowsOf(d)))
 		}
 	case Verified:
 		for _, name := range keys.Indexes {
 			if t := d.Table(name); t != nil && t.Meta != nil {
-				return fmt.Errorf("--writes verified on design %s: %s keeps a count of its collection, which an unverified entry would put "+
-					"out of step: use one-row or transactional: %w", d.Name(), name, ErrWritesDesign)
+				return writesError(fmt.Sprintf("--writes verified on design %s: %s keeps a count of its collection, which an unverified entry would put "+
+					"out of step: use one-row or transactional", d.Name(), name))
 			}
 		}
 	}
@@ -90,36 +97,7 @@ func CheckWrites(d *keys.Design, w Writes) error {
 
 // OneRowSplit is which listings share the comment's row, written with it
 // in one row mutation under one-row, and which do not.
-func OneRowSplit(d *keys.Design) (in, apart []string) {
-	c := d.Table(keys.Comment)
-	for _, name := range keys.Indexes {
-		t := d.Table(name)
-		if t == nil {
-			continue
-		}
-		if t.Store == c.Store && sharesRow(c, t) {
-			in = append(in, name)
-		} else {
-			apart = append(apart, name)
-		}
-	}
-	return in, apart
-}
-
-// sharesRow reports whether every entry of t lives in the row of its
-// comment: both keep their entries in one store table, under row keys
-// built alike.
-func sharesRow(c, t *keys.TableKey) bool {
-	if c.RowParts != t.RowParts || c.RowLen != t.RowLen {
-		return false
-	}
-	for i := range c.RowParts {
-		if c.Parts[i].Source != t.Parts[i].Source {
-			return false
-		}
-	}
-	return true
-}
+func OneRowSplit(d *keys.Design) (in, apart []string) { return d.InCommentRow() }
 
 // rowsOf says where each listing keeps its entries.
 func rowsOf(d *keys.Design) string {

@@ -184,7 +184,7 @@ func TestLint(t *testing.T) {
 		t.Errorf("lint feed: no one-row hotspot finding\n%s", out)
 	}
 	out, _, _ = run(t, "loadgen", "lint", "--layout", "between")
-	if !strings.Contains(out, "note comment (atomic): the comment and its product-comment entry change in\n       one row mutation") {
+	if !strings.Contains(out, "note comment (atomic): with --writes one-row, the comment and its\n       product-comment entry change in one row mutation") {
 		t.Errorf("lint between: no atomic finding\n%s", out)
 	}
 	out, _, code = run(t, "loadgen", "lint", "--layout", "salted", "--print")

@@ -411,12 +411,11 @@ func rowOwner(t *TableKey) string {
 	return ""
 }
 
-// atomicFinding says which of a comment's entries change together: those
-// in the comment's own row are one row mutation with it; the rest are
-// other rows, written apart.
-func (d *Design) atomicFinding() (Finding, bool) {
+// InCommentRow splits the design's listings by whether their entry is
+// kept in the comment's own row (one row mutation can change both) or
+// in another row.
+func (d *Design) InCommentRow() (with, apart []string) {
 	c := d.Table(Comment)
-	var with, apart []string
 	for _, name := range d.indexes() {
 		t := d.Table(name)
 		if t.Store == c.Store && sameRow(t, c) {
@@ -425,12 +424,22 @@ func (d *Design) atomicFinding() (Finding, bool) {
 			apart = append(apart, name)
 		}
 	}
+	return with, apart
+}
+
+// atomicFinding says which of a comment's entries can change together:
+// those in the comment's own row are one row mutation with it under
+// --writes one-row; the rest are other rows, written apart, which only a
+// transaction keeps in step.
+func (d *Design) atomicFinding() (Finding, bool) {
+	with, apart := d.InCommentRow()
 	if len(with) == 0 {
 		return Finding{}, false
 	}
-	msg := fmt.Sprintf("the comment and its %s entry change in one row mutation: no drift between them", strings.Join(with, " and "))
+	msg := fmt.Sprintf("with --writes one-row, the comment and its %s entry change in one row mutation: no drift between them", strings.Join(with, " and "))
 	if len(apart) > 0 {
-		msg += fmt.Sprintf("; %s is another row, written apart: a failure between the writes leaves the comment out of it", strings.Join(apart, " and "))
+		msg += fmt.Sprintf("; %s is another row, written apart: a failure between the writes leaves the comment out of it "+
+			"(--writes transactional keeps it in step)", strings.Join(apart, " and "))
 	}
 	return Finding{Kind: FindAtomic, Table: Comment, Message: msg}, true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"commentbench/faults"
 	"commentbench/servermodel"
 )
 
@@ -21,6 +22,7 @@ var presets = map[string]func() Scenario{
 	"ci":              ciPreset,
 	"trial":           trialPreset,
 	"shapes":          shapesPreset,
+	"consistency":     consistencyPreset,
 }
 
 // PresetNames lists the presets, sorted.
@@ -155,6 +157,27 @@ func shapesPreset() Scenario {
 	return s
 }
 
+// consistencyPreset is one workload, with one hot product and 1% of
+// each kind of failure, for the four ways a comment write keeps its
+// listing entries in step: run once per --writes (non-atomic, verified
+// and transactional on the tall design, one-row on between, whose product
+// listing shares the comment's row) and compare what each left and paid.
+func consistencyPreset() Scenario {
+	s := presetDefaults()
+	s.Name = "consistency"
+	s.Description = "One workload for the four --writes strategies, run once each (one-row with --layout between) and " +
+		"compared: one hot product with half the picks, comments, edits, listings and timelines walked, and 1% of the " +
+		"comment writes' requests failing, 1% losing their replies and 1% of their writers stopping partway."
+	s.Layout = "unique"
+	s.Users, s.Products, s.Sellers, s.Regions = 5_000, 500, 50, 8
+	s.Duration, s.Warmup, s.Workers = presetSeconds(20), presetSeconds(2), 8
+	s.Popularity = PopularitySpec{Exponent: 0.99, HotProducts: 1, HotShare: 0.5}
+	s.MaxPages, s.RankEvery = 3, presetSeconds(5)
+	s.Faults = faults.Spec{FailWrites: 0.01, LoseReplies: 0.01, Abandon: 0.01}
+	s.Mix = map[string]float64{"write": 50, "list": 20, "pager": 10, "timeline": 10, "editor": 5, "ranked": 5}
+	return s
+}
+
 func presetSeconds(n int) Duration { return Duration(time.Duration(n) * time.Second) }
 
 // Describe is one paragraph for --help and the README: the description,
@@ -188,7 +211,10 @@ func (s Scenario) runPart() string {
 	default:
 		b.WriteString(", closed loop")
 	}
-	fmt.Fprintf(&b, ", on %d workers, layout %s, %s scans.", s.Workers, s.Layout, s.Scan)
+	fmt.Fprintf(&b, ", on %d workers, layout %s, %s scans, writes %s.", s.Workers, s.Layout, s.Scan, cmpOr(s.Writes, "non-atomic"))
+	if f := s.Faults; f.Any() {
+		fmt.Fprintf(&b, " Injected: %g of requests fail, %g lose their replies, %g of writers stop partway.", f.FailWrites, f.LoseReplies, f.Abandon)
+	}
 	return b.String()
 }
 
@@ -223,4 +249,11 @@ func (s Scenario) mixPart() string {
 		out += fmt.Sprintf(" Modeled servers (embedded): %v requests/s at the base cost, %d handlers, %s.", m.Capacity, m.Handlers, m.Cost)
 	}
 	return out
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

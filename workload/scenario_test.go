@@ -14,7 +14,7 @@ import (
 )
 
 func TestPresetsValidate(t *testing.T) {
-	want := []string{"ci", "deep-pagination", "flash-sale", "shapes", "steady", "trial"}
+	want := []string{"ci", "consistency", "deep-pagination", "flash-sale", "shapes", "steady", "trial"}
 	if got := PresetNames(); !slices.Equal(got, want) {
 		t.Fatalf("PresetNames() = %v, want %v", got, want)
 	}

@@ -132,7 +132,7 @@ func TestDescribe(t *testing.T) {
 		edit func(*Scenario)
 		want string
 	}{
-		{func(*Scenario) {}, "x: A test. Runs 30s, closed loop, on 4 workers, layout unique, bounded scans. " +
+		{func(*Scenario) {}, "x: A test. Runs 30s, closed loop, on 4 workers, layout unique, bounded scans, writes non-atomic. " +
 			"Seeds 10 users, 5 products and 2 sellers in 3 regions per table; products are picked by Zipf 0. " +
 			"Mix: write 2, list 1."},
 		{func(s *Scenario) { s.Ops, s.Warmup = 500, Duration(2*time.Second) },

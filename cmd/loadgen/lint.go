@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"commentbench/comments"
 	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/plan"
@@ -29,6 +30,7 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	print := fs.Bool("print", false, "print the design file itself")
 	regions := fs.Int("regions", 8, "regions, for the split points of tables split by --regions")
 	ids := fs.String("ids", "random", "id scheme, for the split points: "+strings.Join(keys.SchemeNames(), ", "))
+	writes := fs.String("writes", "", "refuse the design (exit 2) if it cannot be written this way: "+strings.Join(comments.WritesNames(), ", "))
 	pf := &planFlags{perDay: countFlag{v: 1_000_000, max: maxPlanCount}, days: countFlag{v: 30, max: maxPlanDays},
 		regionSize: sizeFlag(10 << 30), maxRowSize: sizeFlag(store.DefaultMaxRowSize)}
 	fs.Var(&pf.perDay, "comments-per-day", "wide rows: the rate their growth is projected at (loadgen plan's model)")
@@ -60,6 +62,15 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	if *print {
 		_, _ = stdout.Write(d.Source())
 		return 0
+	}
+	if *writes != "" {
+		w, err := comments.ParseWrites(*writes)
+		if err == nil {
+			err = comments.CheckWrites(d, w)
+		}
+		if err != nil {
+			return fail(stderr, err)
+		}
 	}
 	scheme, err := keys.SchemeByName(*ids)
 	if err != nil {

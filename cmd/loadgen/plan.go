@@ -455,6 +455,9 @@ func measureStore(ctx context.Context, st store.Store, layout *keys.Design, tabl
 			key, cells, size = append(key[:0], r.Key...), 0, 0
 		}
 		for _, c := range r.Cells {
+			if len(c.Qualifier) == 0 {
+				continue // a transaction's lock (txn.LockColumn): the strategy's, not the design's
+			}
 			n := int64(plan.CellBytes(len(r.Key), len(keys.Family), len(c.Qualifier), len(c.Value)))
 			cells, size = cells+1, size+n
 			for _, t := range tables {
