@@ -159,10 +159,18 @@ func printConsistency(b *strings.Builder, c *Consistency) {
 	}
 	wrapped(b, "  ", "left by failed writes: "+strings.Join(left, "; "))
 	r := c.Resolved
-	if r.Repaired+r.Deleted+r.Skipped+r.RolledForward+r.RolledBack+c.Conflicts > 0 {
-		wrapped(b, "  ", fmt.Sprintf("set right during the run: %d unverified repaired, %d deleted (%d reads skipped one); "+
-			"%d locks rolled forward, %d back; %d conflicts, %d retries",
-			r.Repaired, r.Deleted, r.Skipped, r.RolledForward, r.RolledBack, c.Conflicts, c.Retries))
+	var set []string
+	if r.Repaired+r.Deleted+r.Skipped > 0 {
+		set = append(set, fmt.Sprintf("%d unverified entries repaired, %d deleted (%d reads skipped one)", r.Repaired, r.Deleted, r.Skipped))
+	}
+	if r.RolledForward+r.RolledBack > 0 {
+		set = append(set, fmt.Sprintf("%d locked rows rolled forward, %d back", r.RolledForward, r.RolledBack))
+	}
+	if c.Conflicts > 0 {
+		set = append(set, fmt.Sprintf("%d conflicts, %d retries", c.Conflicts, c.Retries))
+	}
+	if len(set) > 0 {
+		wrapped(b, "  ", "set right during the run: "+strings.Join(set, "; "))
 	}
 	line(b, "  per comment written: %.1f requests, %s", c.PerComment(c.Requests), byteSize(int64(c.PerComment(c.Bytes)+0.5)))
 }
