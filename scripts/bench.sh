@@ -6,7 +6,7 @@
 # figures, are what a shared machine can be trusted with.
 #
 #   make bench                          # every goal (about 40 minutes)
-#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt shape
+#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt shape writes
 #   ROUNDS=7 BENCHTIME=2s make bench
 #
 # Three goals are absolute figures (a round trip within 40 µs, 1.8M store
@@ -21,14 +21,16 @@
 # STEADY (the steady run's length, default 4m), STEADY_LOAD (its
 # --load-per-user, default the preset's 50), VERIFY_COMMENTS (default
 # 1000000), WRITES (the harness write comparison's arrivals, default
-# 100000), BASE, KEEP=1 keeps the work dir (its path is printed).
+# 100000), STRATEGY_RUN (each --writes run's length, default 10s), BASE,
+# KEEP=1 keeps the work dir (its path is printed).
 set -euo pipefail
 ROUNDS=${ROUNDS:-5}
 BENCHTIME=${BENCHTIME:-1s}
 STEADY=${STEADY:-4m}
 VERIFY_COMMENTS=${VERIFY_COMMENTS:-1000000}
 WRITES=${WRITES:-100000}
-GOALS=${GOALS:-write steady verify harness scan rtt shape}
+STRATEGY_RUN=${STRATEGY_RUN:-10s}
+GOALS=${GOALS:-write steady verify harness scan rtt shape writes}
 W=$(mktemp -d "${TMPDIR:-/tmp}/commentbench-bench.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "work dir: $W"; else trap 'rm -rf "$W"' EXIT; fi
 RESULTS=$W/results
@@ -44,7 +46,7 @@ need() {
 		case $b in
 		embedded.test) go test -c -o "$W/$b" ./store/embedded ;;
 		*.test) go test -c -o "$W/$b" "./${b%.test}" ;;
-		peakrss) go build -o "$W/" ./scripts/peakrss ;;
+		peakrss | strategyfig) go build -o "$W/" "./scripts/$b" ;;
 		*) go build -o "$W/" "./cmd/$b" ;;
 		esac
 	done
@@ -103,10 +105,14 @@ pair() {
 	"line_$name" "$a" "$b" | tee -a "$RESULTS"
 }
 
-# say GOAL A-LABEL A B-LABEL B RATIO GOAL-TEXT PASS(1/0)
+# say GOAL A-LABEL A B-LABEL B RATIO GOAL-TEXT PASS(1/0, or reported)
 say() {
-	printf '%-8s %s %s · %s %s · ratio %s · goal %s · %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
-		"$([ "$8" = 1 ] && echo met || echo NOT MET)"
+	local verdict="NOT MET"
+	case $8 in
+	1) verdict=met ;;
+	reported) verdict=reported ;;
+	esac
+	printf '%-8s %s %s · %s %s · ratio %s · goal %s · %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$verdict"
 }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo 1 || echo 0; }
 fmt() { awk -v v="$1" 'BEGIN { printf "%.3g", v }'; }
@@ -285,11 +291,47 @@ goal_shape() {
 	pair shape
 }
 
+# 8. What keeping the listings in step costs: the consistency preset on
+# each --writes (one-row on between), no failure injected, STRATEGY_RUN
+# each; the post-comment p50 and the requests per comment written, each a
+# ratio to non-atomic's. A price, not a goal: the lines say "reported".
+goal_writes() {
+	need loadgen strategyfig
+	local w
+	for w in non-atomic one-row verified transactional; do
+		: >"$W/writes-$w.p50"
+		: >"$W/writes-$w.req"
+	done
+	for r in $(seq "$ROUNDS"); do
+		for w in non-atomic one-row verified transactional; do
+			printf '  writes: %s, round %d of %d\n' "$w" "$r" "$ROUNDS" >&2
+			local layout=unique
+			[ "$w" = one-row ] && layout=between
+			rm -rf "$W/writes"
+			"$W/loadgen" --preset consistency --writes "$w" --layout "$layout" --fail-writes 0 --lose-replies 0 --abandon 0 \
+				--duration "$STRATEGY_RUN" --warmup 1s --quiet --no-report --data-dir "$W/writes/data" --out "$W/writes/out" >/dev/null
+			"$W/strategyfig" "$W/writes/out" >>"$W/writes-$w.fig"
+			tail -1 "$W/writes-$w.fig" | cut -d' ' -f1 >>"$W/writes-$w.p50"
+			tail -1 "$W/writes-$w.fig" | cut -d' ' -f2 >>"$W/writes-$w.req"
+		done
+	done
+	local p0 q0 p q
+	p0=$(median <"$W/writes-non-atomic.p50")
+	q0=$(median <"$W/writes-non-atomic.req")
+	for w in one-row verified transactional; do
+		p=$(median <"$W/writes-$w.p50")
+		q=$(median <"$W/writes-$w.req")
+		say writes "$w post-comment p50 ms" "$(fmt "$p")" "non-atomic" "$(fmt "$p0")" "$(div "$p" "$p0")" "none: a price, not a goal" reported | tee -a "$RESULTS"
+		say writes "$w requests per comment" "$(fmt "$q")" "non-atomic" "$(fmt "$q0")" "$(div "$q" "$q0")" "none: a price, not a goal" reported | tee -a "$RESULTS"
+	done
+}
+
+
 for g in $GOALS; do
 	case $g in
-	write | steady | verify | harness | scan | rtt | shape) "goal_$g" ;;
+	write | steady | verify | harness | scan | rtt | shape | writes) "goal_$g" ;;
 	*)
-		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt shape)" >&2
+		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt shape writes)" >&2
 		exit 2
 		;;
 	esac
