@@ -327,3 +327,23 @@ func TestVerifiedRanksUntouched(t *testing.T) {
 		t.Errorf("reads of a ranking repaired %d, skipped %d and deleted %d entries", r.Repaired, r.Skipped, r.Deleted)
 	}
 }
+
+// The strategy is recorded with the data: a system that writes another
+// way is refused before it writes, and the recorded one is read back.
+func TestWritesRecorded(t *testing.T) {
+	d, _ := keys.Builtin("unique")
+	f := strategyFixture(t, d, comments.Verified, nil, time.Hour)
+	w, found, err := comments.RecordedWrites(f.ctx, f.st)
+	if err != nil || !found || w != comments.Verified {
+		t.Fatalf("recorded %v %v %v", w, found, err)
+	}
+	other := comments.New(f.st, comments.Options{Layout: d, Writes: comments.Transactional})
+	if err := other.CreateTables(f.ctx, keys.RandomLetters, 4); !errors.Is(err, comments.ErrWritesMismatch) ||
+		!strings.Contains(err.Error(), "--writes verified, not transactional") {
+		t.Errorf("another strategy over the data: %v", err)
+	}
+	same := comments.New(f.st, comments.Options{Layout: d, Writes: comments.Verified})
+	if err := same.CreateTables(f.ctx, keys.RandomLetters, 4); err != nil {
+		t.Errorf("the same strategy again: %v", err)
+	}
+}

@@ -187,6 +187,13 @@ func TestLint(t *testing.T) {
 	if !strings.Contains(out, "note comment (atomic): with --writes one-row, the comment and its\n       product-comment entry change in one row mutation") {
 		t.Errorf("lint between: no atomic finding\n%s", out)
 	}
+	_, errOut, code := run(t, "loadgen", "lint", "--layout", "unique", "--writes", "one-row")
+	if code != 2 || !strings.Contains(errOut, "--writes one-row on design unique: no listing is kept in the comment's row") {
+		t.Errorf("lint --writes one-row on unique: exit %d, %q; want refused", code, errOut)
+	}
+	if _, _, code := run(t, "loadgen", "lint", "--layout", "between", "--writes", "one-row"); code != 0 {
+		t.Errorf("lint --writes one-row on between: exit %d", code)
+	}
 	out, _, code = run(t, "loadgen", "lint", "--layout", "salted", "--print")
 	file, err := os.ReadFile(filepath.Join("..", "keys", "designs", "salted.yaml"))
 	if err != nil || code != 0 || out != string(file) {
