@@ -60,7 +60,7 @@ func TestFirstLineNamesTheRun(t *testing.T) {
 	}
 	version, _, _ := run(t, "loadgen", "--version")
 	first, _, _ := strings.Cut(out, "\n")
-	want := "commentbench " + strings.TrimSpace(version) + ": scenario ci, design salted, bounded scans, ranks upsert, embedded store in " + data + ", seed 7"
+	want := "commentbench " + strings.TrimSpace(version) + ": scenario ci, design salted, bounded scans, ranks upsert, writes non-atomic, embedded store in " + data + ", seed 7"
 	if first != want {
 		t.Errorf("first line %q\nwant       %q", first, want)
 	}

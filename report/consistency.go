@@ -115,7 +115,8 @@ func ratioTo(v, first float64, format string) string {
 
 // ConsistencyWords says in words, for runs that differ in how they kept
 // their listings in step, which left drift and what the others paid for
-// leaving none: "" when fewer than two runs have a consistency block.
+// leaving none: "" unless two runs of different --writes have a
+// consistency block.
 func ConsistencyWords(runs []*Run) string {
 	type named struct {
 		label string
@@ -127,7 +128,11 @@ func ConsistencyWords(runs []*Run) string {
 			all = append(all, named{r.Label, rc})
 		}
 	}
-	if len(all) < 2 {
+	ways := map[string]bool{}
+	for _, n := range all {
+		ways[n.rc.c.Writes] = true
+	}
+	if len(ways) < 2 { // runs of one strategy: nothing to choose between
 		return ""
 	}
 	var drifted, clean []named

@@ -85,4 +85,13 @@ func TestConsistencyComparison(t *testing.T) {
 	if ConsistencyWords(runs[:1]) != "" {
 		t.Error("words for one run")
 	}
+	same := filepath.Join(base, "na2")
+	strategyRun(t, same, "non-atomic", results.Consistency{Acked: 1000, Requests: 3100}, 0.6, -1)
+	two, err := LoadAll([]string{dirs[0], same}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := ConsistencyWords(two); w != "" {
+		t.Errorf("words for two runs of one strategy: %q", w)
+	}
 }

@@ -21,7 +21,8 @@
 # STEADY (the steady run's length, default 4m), STEADY_LOAD (its
 # --load-per-user, default the preset's 50), VERIFY_COMMENTS (default
 # 1000000), WRITES (the harness write comparison's arrivals, default
-# 100000), STRATEGY_RUN (each --writes run's length, default 10s), BASE,
+# 100000), STRATEGY_RUN (each --writes run's length, default 10s),
+# STRATEGY_FLAGS (more loadgen flags for those runs), BASE,
 # KEEP=1 keeps the work dir (its path is printed).
 set -euo pipefail
 ROUNDS=${ROUNDS:-5}
@@ -308,8 +309,9 @@ goal_writes() {
 			local layout=unique
 			[ "$w" = one-row ] && layout=between
 			rm -rf "$W/writes"
+			# shellcheck disable=SC2086 # STRATEGY_FLAGS is words
 			"$W/loadgen" --preset consistency --writes "$w" --layout "$layout" --fail-writes 0 --lose-replies 0 --abandon 0 \
-				--duration "$STRATEGY_RUN" --warmup 1s --quiet --no-report --data-dir "$W/writes/data" --out "$W/writes/out" >/dev/null
+				--duration "$STRATEGY_RUN" --warmup 1s ${STRATEGY_FLAGS:-} --quiet --no-report --data-dir "$W/writes/data" --out "$W/writes/out" >/dev/null
 			"$W/strategyfig" "$W/writes/out" >>"$W/writes-$w.fig"
 			tail -1 "$W/writes-$w.fig" | cut -d' ' -f1 >>"$W/writes-$w.p50"
 			tail -1 "$W/writes-$w.fig" | cut -d' ' -f2 >>"$W/writes-$w.req"
