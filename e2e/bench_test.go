@@ -25,7 +25,7 @@ func TestBenchPrintsEveryGoal(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "scripts/bench.sh")
 	cmd.Dir = ".."
-	cmd.Env = append(cmd.Environ(), "ROUNDS=1", "BENCHTIME=1x", "STEADY=6s", "STEADY_LOAD=1", "VERIFY_COMMENTS=2000", "WRITES=300", "STRATEGY_RUN=1s",
+	cmd.Env = append(cmd.Environ(), "ROUNDS=1", "BENCHTIME=1x", "STEADY=3s", "STEADY_LOAD=1", "VERIFY_COMMENTS=2000", "WRITES=300", "STRATEGY_RUN=1s",
 		"STRATEGY_FLAGS=--warmup 0s --users 300 --products 30")
 	out, err := cmd.Output()
 	if err != nil {

@@ -33,7 +33,7 @@ func TestWritesStrategies(t *testing.T) {
 				}
 				out := filepath.Join(dir, "out")
 				args := append([]string{"--preset", "consistency", "--writes", c.writes, "--layout", c.layout,
-					"--duration", "3s", "--warmup", "0s", "--users", "1000", "--products", "100", "--workers", "4",
+					"--duration", "2s", "--warmup", "0s", "--users", "1000", "--products", "100", "--workers", "4",
 					"--quiet", "--no-report", "--out", out}, where...)
 				if o, e, code := run(t, "loadgen", args...); code != 0 {
 					t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, o, e)

@@ -19,7 +19,7 @@ import (
 func TestStoragePlanMatchesRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	args := []string{"--preset", "steady", "--duration", "10s", "--warmup", "1s", "--users", "2000", "--products", "200",
+	args := []string{"--preset", "steady", "--duration", "5s", "--warmup", "1s", "--users", "2000", "--products", "200",
 		"--quiet", "--no-report", "--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}
 	out, errOut, code := run(t, "loadgen", args...)
 	if code != 0 {
