@@ -136,6 +136,7 @@ func TestCapacityFound(t *testing.T) {
 // Bad capacity input is refused before anything runs, naming the flag and
 // the value.
 func TestCapacityBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

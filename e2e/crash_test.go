@@ -141,6 +141,7 @@ func TestReusedData(t *testing.T) {
 // same collisions and the same pager findings, so a CI gate can compare
 // runs.
 func TestCIDeterministic(t *testing.T) {
+	t.Parallel()
 	var first results.Summary
 	for i := range 2 {
 		s := loadgenCI(t, t.TempDir(), "seed")
@@ -177,6 +178,7 @@ func TestVerifyRunOfAnotherDataSet(t *testing.T) {
 // The same rule on the hbase backend: a table set that holds a run is
 // refused, naming the run; --append adds to it, --fresh starts over.
 func TestReusedTablesHBase(t *testing.T) {
+	t.Parallel()
 	cl, _ := cluster(t)
 	base := t.TempDir()
 	args := func(out string, extra ...string) []string {

@@ -46,6 +46,7 @@ func listing(t *testing.T, s results.Summary, op string) *results.ListingCost {
 // in one product-comment region; salting with 8 buckets spreads them, at
 // the price of 8 scans per listing page, and verify finds nothing wrong.
 func TestDesignSaltCuresHotProduct(t *testing.T) {
+	t.Parallel()
 	scenario := filepath.Join("testdata", "hot-product.yaml")
 	shares := map[string]float64{}
 	for _, layout := range []string{"seed", "salted"} {
@@ -76,6 +77,7 @@ func TestDesignSaltCuresHotProduct(t *testing.T) {
 // Sequential ids put every new order and comment at the end of the key
 // space: on the seed's keys one region takes them; hashed spreads them.
 func TestDesignHashCuresSequentialIDs(t *testing.T) {
+	t.Parallel()
 	entities := []string{"user", "seller", "product", "order", "comment"}
 	for _, layout := range []string{"seed", "hashed"} {
 		dir := t.TempDir()
@@ -136,6 +138,7 @@ func dataSpread(t *testing.T, dir string) map[string]check.TableData {
 // then verify, clean, on the embedded backend. The clustered timeline's
 // copies are checked, and none is stale after the ci preset's edits.
 func TestUserDesignEmbedded(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"product-hash", "between-clustered"} {
 		dir := t.TempDir()
 		loadgenCI(t, dir, layoutFile(t, name))
@@ -164,6 +167,7 @@ func layoutFile(t *testing.T, name string) string {
 // lint tells the seed's collisions (exit 1) and the time-led hotspot, and
 // no collision on the cures; --print gives the file back.
 func TestLint(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "loadgen", "lint", "--layout", "seed")
 	if code != 1 || strings.Count(out, "RISK") != 2 || !strings.Contains(out, "one millisecond with equal byte length") {
 		t.Errorf("lint seed: exit %d, want 1 and two collision risks\n%s", code, out)
@@ -208,6 +212,7 @@ func TestLint(t *testing.T) {
 // A bad design file is refused with exit 2 before anything is created,
 // naming the file, the line, the table and the part.
 func TestBadDesignRefused(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(userDesign(t))
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +264,7 @@ func TestBadDesignRefused(t *testing.T) {
 // writes, naming the first table and part that differ; verify reads the
 // design from the data.
 func TestDesignTravelsWithData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	loadgenCI(t, dir, "seed")
 	data := filepath.Join(dir, "data")
@@ -278,6 +284,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // merge compares runs by their designs' keys, not by the --layout text:
 // one design at two paths merges, a design edited between runs does not.
 func TestMergeComparesDesigns(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(userDesign(t))
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,7 @@ func rows(t *testing.T, verifyOut, table string) int {
 // unique layout every comment has its index rows and every acknowledged
 // comment exists; the data survives the first process.
 func TestLoadgenThenVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sum := loadgenCI(t, dir, "unique")
 	vout, verr, code := run(t, "verify", "--data-dir", filepath.Join(dir, "data"), "--run", filepath.Join(dir, "out"), "--json")
@@ -97,6 +98,7 @@ func TestLoadgenThenVerify(t *testing.T) {
 // exits 1, and its dry-run repair changes nothing and names the layout that
 // avoids them.
 func TestVerifySeedCollisions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	loadgenCI(t, dir, "seed")
 	data := filepath.Join(dir, "data")
@@ -126,6 +128,7 @@ func dirFiles(t *testing.T, dir string) string {
 }
 
 func TestVerifyRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a store"), 0o644)
 	seeded := t.TempDir()

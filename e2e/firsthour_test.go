@@ -196,6 +196,7 @@ func TestDataDirInUse(t *testing.T) {
 // earlier run, without --append) leaves the dir as it found it: every file
 // byte for byte, none added (but for the lock Pebble takes to read).
 func TestRefusedRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	loadgenCI(t, dir, "seed", "--ops", "200", "--no-report")

@@ -141,6 +141,7 @@ func TestHBaseSplitAndKillDuringLoad(t *testing.T) {
 // An unreachable cluster or a peer that is not HBase is exit 2 within the
 // timeout, never a hang.
 func TestHBaseUnreachable(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	_, errOut, code := run(t, "loadgen", "--backend", "hbase", "--hbase-bootstrap", "127.0.0.1:1", "--hbase-timeout", "2s",
 		"--preset", "ci", "--quiet", "--out", filepath.Join(t.TempDir(), "out"))
@@ -156,6 +157,7 @@ func TestHBaseUnreachable(t *testing.T) {
 // --drop-tables drops the harness's own tables and leaves another owner's
 // table under the same prefix alone.
 func TestHBaseDropTables(t *testing.T) {
+	t.Parallel()
 	cl, _ := cluster(t)
 	ctx := context.Background()
 	c, err := hbase.Dial(ctx, hbase.Options{Bootstrap: cl.Bootstrap()})

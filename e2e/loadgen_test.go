@@ -56,6 +56,7 @@ func opCount(s results.Summary, op string) int64 {
 // percentiles are ordered, histograms decode and merge; the pagers report
 // the seed layout's missing comments and nothing on unique.
 func TestLoadgenCIResults(t *testing.T) {
+	t.Parallel()
 	dirs := map[string]string{}
 	sums := map[string]results.Summary{}
 	for _, layout := range []string{"seed", "unique"} {
@@ -266,6 +267,7 @@ func waitFor(t *testing.T, cond func() bool, limit time.Duration) {
 // Every malformed flag, scenario file or SLO is rejected before any write:
 // exit 2, the offending value named, no data or results directory created.
 func TestLoadgenRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badYAML := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(badYAML, []byte("workers: 4\nwrokers: 5\n"), 0o644)
@@ -317,6 +319,7 @@ func TestLoadgenRejectsBadInput(t *testing.T) {
 
 // An SLO breach makes the exit code 1, so CI can gate on it.
 func TestLoadgenSLOExit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		slo  string
 		code int
@@ -396,6 +399,7 @@ func TestThousandWorkersMemory(t *testing.T) {
 // run, said on the console and in summary.json, not recorded, and in the
 // ledger verify reconciles (acked counts them with the run's own writes).
 func TestLoadPhase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"--preset", "ci", "--layout", "unique", "--users", "300", "--load-per-user", "4", "--ops", "200",
 		"--data-dir", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "out")}

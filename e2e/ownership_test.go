@@ -65,6 +65,7 @@ func theirs(t *testing.T, c *hbase.Client, table string) {
 // before it creates anything: exit 2 naming the table and why, and the
 // cluster holds that table alone, untouched.
 func TestHBaseForeignTableRefusedBeforeCreating(t *testing.T) {
+	t.Parallel()
 	cl, eng := cluster(t)
 	c := dialHBase(t, cl)
 	theirs(t, c, "cb_product-comment-rank")
@@ -86,6 +87,7 @@ func TestHBaseForeignTableRefusedBeforeCreating(t *testing.T) {
 // theirs now: a later loadgen (--append, or --drop-tables) refuses with
 // exit 2 before it writes or drops anything, naming it.
 func TestHBaseRecreatedTableRefused(t *testing.T) {
+	t.Parallel()
 	cl, eng := cluster(t)
 	c := dialHBase(t, cl)
 	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--ops", "50", "--quiet")
@@ -126,6 +128,7 @@ func TestHBaseRecreatedTableRefused(t *testing.T) {
 // A cluster that cannot list its tables cannot tell the harness's from
 // another's: loadgen exits 2 saying so, and creates nothing.
 func TestHBaseListTablesFails(t *testing.T) {
+	t.Parallel()
 	cl, _ := cluster(t)
 	c := dialHBase(t, cl)
 	cl.FailMethod("GetTableNames", wire.ExcIO)

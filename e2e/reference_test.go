@@ -99,6 +99,7 @@ func agree(t *testing.T, name, dir string) {
 // implementation on every op's count, percentiles and max, and their
 // interval logs hold every count.
 func TestHistogramsAgreeWithReference(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	loadgenCI(t, a, "unique", "--worker-index", "0", "--workers-total", "2")
