@@ -20,43 +20,69 @@ import (
 func TestWritesStrategies(t *testing.T) {
 	t.Parallel()
 	cl, _ := cluster(t)
+	strategies := []struct{ writes, layout string }{
+		{"non-atomic", "unique"}, {"one-row", "between"}, {"verified", "unique"}, {"transactional", "unique"},
+	}
 	for _, backend := range []string{"embedded", "hbase"} {
-		for _, c := range []struct{ writes, layout string }{
-			{"non-atomic", "unique"}, {"one-row", "between"}, {"verified", "unique"}, {"transactional", "unique"},
-		} {
-			t.Run(backend+"/"+c.writes, func(t *testing.T) {
-				t.Parallel()
-				dir := t.TempDir()
-				where := []string{"--data-dir", filepath.Join(dir, "data")}
-				if backend == "hbase" {
-					where = hbaseArgs(cl, "cb_"+strings.ReplaceAll(c.writes, "-", "_")+"_")
-				}
-				out := filepath.Join(dir, "out")
-				args := append([]string{"--preset", "consistency", "--writes", c.writes, "--layout", c.layout,
-					"--duration", "2s", "--warmup", "0s", "--users", "1000", "--products", "100", "--workers", "4",
-					"--quiet", "--no-report", "--out", out}, where...)
-				if o, e, code := run(t, "loadgen", args...); code != 0 {
-					t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, o, e)
-				}
-				sum, err := results.ReadSummary(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cons := sum.Consistency
-				if cons == nil || cons.Writes != c.writes || cons.Injected.FailedWrites == 0 || cons.Injected.LostReplies == 0 || cons.Injected.AbandonedWriters == 0 {
-					t.Fatalf("consistency block %+v: want every kind of failure injected", cons)
-				}
-				rep, code := verifyJSON(t, append(where, "--run", out)...)
-				checkStrategy(t, c.writes, rep, code)
-				if _, _, code := run(t, "verify", append(where, "--repair", "--yes", "--quiet")...); code > 1 {
-					t.Fatalf("verify --repair --yes: exit %d", code)
-				}
-				after, code := verifyJSON(t, append(where, "--run", out)...)
-				if code != 0 || !after.Consistent || after.Faults == nil || after.Faults.Note == "" {
-					t.Errorf("after the repair: exit %d, %s, faults %+v", code, after.Verdict, after.Faults)
-				}
-			})
+		base := t.TempDir()
+		var outs []string
+		t.Run(backend, func(t *testing.T) {
+			for _, c := range strategies {
+				dir := filepath.Join(base, c.writes)
+				outs = append(outs, filepath.Join(dir, "out"))
+				t.Run(c.writes, func(t *testing.T) {
+					t.Parallel()
+					where := []string{"--data-dir", filepath.Join(dir, "data")}
+					if backend == "hbase" {
+						where = hbaseArgs(cl, "cb_"+strings.ReplaceAll(c.writes, "-", "_")+"_")
+					}
+					runStrategy(t, c.writes, c.layout, where, filepath.Join(dir, "out"))
+				})
+			}
+		})
+		if t.Failed() {
+			return
 		}
+		// The runs compared: the words say which left drift and what the
+		// others paid (verify's reports are in the runs, from before the
+		// repair).
+		out, errOut, code := run(t, "loadgen", append([]string{"report", "-o", filepath.Join(base, "compare.html")}, outs...)...)
+		words := out[strings.LastIndex(out, "consistency: "):]
+		for _, want := range []string{"consistency: non-atomic on unique left drift (verify found ", "; one-row on between left drift (verify found ",
+			"; verified on unique left none", "; transactional on unique left none", " the requests and "} {
+			if code != 0 || !strings.Contains(words, want) {
+				t.Errorf("loadgen report: exit %d, lacks %q\n%s%s", code, want, out, errOut)
+			}
+		}
+	}
+}
+
+// runStrategy runs the consistency preset, shortened, written with
+// writes, checks what verify finds against the strategy's promise, then
+// repairs the data and checks it reads consistent.
+func runStrategy(t *testing.T, writes, layout string, where []string, out string) {
+	args := append([]string{"--preset", "consistency", "--writes", writes, "--layout", layout,
+		"--duration", "2s", "--warmup", "0s", "--users", "1000", "--products", "100", "--workers", "4",
+		"--quiet", "--no-report", "--out", out}, where...)
+	if o, e, code := run(t, "loadgen", args...); code != 0 {
+		t.Fatalf("loadgen %v: exit %d\n%s%s", args, code, o, e)
+	}
+	sum, err := results.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons := sum.Consistency
+	if cons == nil || cons.Writes != writes || cons.Injected.FailedWrites == 0 || cons.Injected.LostReplies == 0 || cons.Injected.AbandonedWriters == 0 {
+		t.Fatalf("consistency block %+v: want every kind of failure injected", cons)
+	}
+	rep, code := verifyJSON(t, append(where, "--run", out, "--out", out)...)
+	checkStrategy(t, writes, rep, code)
+	if _, _, code := run(t, "verify", append(where, "--repair", "--yes", "--quiet")...); code > 1 {
+		t.Fatalf("verify --repair --yes: exit %d", code)
+	}
+	after, code := verifyJSON(t, append(where, "--run", out)...)
+	if code != 0 || !after.Consistent || after.Faults == nil || after.Faults.Note == "" {
+		t.Errorf("after the repair: exit %d, %s, faults %+v", code, after.Verdict, after.Faults)
 	}
 }
 
