@@ -347,3 +347,37 @@ func TestWritesRecorded(t *testing.T) {
 		t.Errorf("the same strategy again: %v", err)
 	}
 }
+
+// Editors of one comment at once, in transactions, on a design whose
+// listings hold copies of it: the comment ends as one of the edits, every
+// copy says what the comment says, and the editors met conflicts.
+func TestConcurrentEditsInTransactions(t *testing.T) {
+	d := clustered(t, "unique", "    key: productId lit(c) revTs revLen orderId\n")
+	f := strategyFixture(t, d, comments.Transactional, nil, time.Hour)
+	u, p := f.user(), f.product()
+	c := f.comment(u, f.order(u), p, "first", ts0)
+	const editors, each = 8, 40
+	var wg sync.WaitGroup
+	for e := range editors {
+		wg.Go(func() {
+			for i := range each {
+				f.sys.EditComment(f.ctx, c.OrderID, c.ProductID, fmt.Sprintf("edit %d.%d", e, i)) // a conflict past the retries fails it: that is allowed
+			}
+		})
+	}
+	wg.Wait()
+	now, found, err := f.sys.Comment(f.ctx, c.OrderID, c.ProductID)
+	if err != nil || !found || !strings.HasPrefix(now.Content, "edit ") || !now.IsEdited {
+		t.Fatalf("the comment after the edits: %+v, %v, %v", now, found, err)
+	}
+	pg, err := f.sys.ProductPage(f.ctx, p, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Entries) != 1 || pg.Entries[0].Comment.Content != now.Content {
+		t.Errorf("the listing's copy says %+v, the comment %q", pg.Entries, now.Content)
+	}
+	if r := f.sys.Residue(); r.Conflicts == 0 {
+		t.Errorf("%d editors of one comment met no conflict", editors)
+	}
+}

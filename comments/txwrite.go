@@ -1,12 +1,14 @@
 package comments
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
 	"commentbench/faults"
 	"commentbench/keys"
+	"commentbench/model"
 	"commentbench/store"
 	"commentbench/txn"
 )
@@ -90,25 +92,45 @@ type copyEntry struct {
 
 // editWrites puts an edited comment and rewrites the copies clustered
 // listings keep of it, as the system's Writes says: in turn (the comment,
-// then each copy; one-row puts a copy kept in the comment's row with it);
-// verified (each copy unverified, the comment, each copy verified); or in
-// one transaction.
+// then each copy; one-row puts a copy kept in the comment's row with it)
+// or verified (each copy unverified, the comment, each copy verified).
 func (s *System) editWrites(ctx context.Context, ck, val []byte, copies []copyEntry) error {
 	s.cons.Writes.Add(1)
-	switch s.writes {
-	case Transactional:
-		_, err := s.update(ctx, func(tx *txn.Tx) error {
-			tx.Put(s.comment.Store, s.comment.Row(ck), store.Cell{Qualifier: s.comment.Column(ck), Value: val})
-			for _, c := range copies {
-				tx.Put(c.t.Store, c.t.Row(c.key), store.Cell{Qualifier: c.t.Column(c.key), Value: val})
-			}
-			return nil
-		})
-		return err
-	case Verified:
+	if s.writes == Verified {
 		return s.editVerified(ctx, ck, val, copies)
 	}
 	return s.editInTurn(ctx, ck, val, copies)
+}
+
+// editTx edits a comment in one transaction: the comment read in it, so
+// two editors of one comment conflict and the second reads the first's
+// edit, then the comment and its copies written.
+func (s *System) editTx(ctx context.Context, orderID, productID, content string, ck []byte, copies []copyEntry) (model.Comment, error) {
+	s.cons.Writes.Add(1)
+	var c model.Comment
+	_, err := s.update(ctx, func(tx *txn.Tx) error {
+		row, err := tx.Get(ctx, s.comment.Store, s.comment.Row(ck), s.comment.Column(ck))
+		if err != nil {
+			return err
+		}
+		v, _ := row.Value(s.comment.Column(ck))
+		var found bool
+		if c, found, err = decodeRow[model.Comment](s.codec, keys.Comment,
+			store.Row{Key: ck, Cells: []store.Cell{{Qualifier: keys.Qualifier, Value: v}}}); err != nil || !found {
+			return cmp.Or(err, fmt.Errorf("%s/%s: %w", orderID, productID, ErrCommentNotFound))
+		}
+		c.Content, c.IsEdited = content, true
+		val, err := s.codec.Marshal(c)
+		if err != nil {
+			return err
+		}
+		tx.Put(s.comment.Store, s.comment.Row(ck), store.Cell{Qualifier: s.comment.Column(ck), Value: val})
+		for _, cp := range copies {
+			tx.Put(cp.t.Store, cp.t.Row(cp.key), store.Cell{Qualifier: cp.t.Column(cp.key), Value: val})
+		}
+		return nil
+	})
+	return c, err
 }
 
 // editInTurn puts the comment, then each copy; a copy one-row keeps in

@@ -386,7 +386,12 @@ func (s *System) EditComment(ctx context.Context, orderID, productID, content st
 	if err != nil {
 		return c, fmt.Errorf("edit comment: %w", err)
 	}
-	if err := s.editWrites(ctx, ck, val, copies); err != nil {
+	if s.writes == Transactional {
+		c, err = s.editTx(ctx, orderID, productID, content, ck, copies)
+	} else {
+		err = s.editWrites(ctx, ck, val, copies)
+	}
+	if err != nil {
 		return c, &WriteError{Comment: c, Err: fmt.Errorf("edit comment: %w", err)}
 	}
 	return c, nil
