@@ -109,3 +109,13 @@ func (c *checker) copies(ctx context.Context, t *keys.TableKey) (Counter, error)
 var copySeed = maphash.MakeSeed()
 
 func copyHash(v []byte) uint64 { return maphash.Bytes(copySeed, v) }
+
+// cellTime is the timestamp of the row's cell at keys.Qualifier, ms.
+func cellTime(r store.Row) int64 {
+	for _, c := range r.Cells {
+		if string(c.Qualifier) == string(keys.Qualifier) {
+			return c.Timestamp
+		}
+	}
+	return 0
+}

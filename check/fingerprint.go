@@ -53,7 +53,6 @@ type sums struct {
 type queued struct {
 	i    int
 	a, b uint64
-	n    int64
 }
 
 // sumsQueue is how many rows are hashed before their buckets are touched.
@@ -83,15 +82,10 @@ func (s *sums) bucket(key []byte) int {
 
 // add counts one row. The key's length goes first, so a key and value
 // cannot pass for another split of the same bytes.
-func (s *sums) add(key, val []byte) { s.push(key, val, 1) }
-
-// sub takes back a row add counted.
-func (s *sums) sub(key, val []byte) { s.push(key, val, -1) }
-
-// push queues a row's hashes, times d (1 or -1: a sum is modulo 2^64).
-func (s *sums) push(key, val []byte, d int64) {
+// Its hashes are queued for their bucket.
+func (s *sums) add(key, val []byte) {
 	a, b := s.hash(key, val)
-	s.queue[s.nq] = queued{s.bucket(key), a * uint64(d), b * uint64(d), d}
+	s.queue[s.nq] = queued{s.bucket(key), a, b}
 	if s.nq++; s.nq == len(s.queue) {
 		s.flush()
 	}
@@ -103,7 +97,7 @@ func (s *sums) flush() {
 		f := &s.buckets[q.i]
 		f.a += q.a
 		f.b += q.b
-		f.n += q.n
+		f.n++
 	}
 	s.nq = 0
 }

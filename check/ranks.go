@@ -44,7 +44,7 @@ func (c *checker) ranks(ctx context.Context) (RankReport, error) {
 			product = k.ProductID
 		}
 		v, _ := row.Value(keys.Qualifier)
-		group = append(group, rankRow{rank: k.Rank, key: row.Key, ck: v, ts: cellTime(row)})
+		group = append(group, rankRow{rank: k.Rank, key: row.Key, ck: v})
 	}
 	return r, flush()
 }
@@ -52,16 +52,6 @@ func (c *checker) ranks(ctx context.Context) (RankReport, error) {
 type rankRow struct {
 	rank    int
 	key, ck []byte
-	ts      int64 // the cell's timestamp, ms
-}
-
-func cellTime(r store.Row) int64 {
-	for _, c := range r.Cells {
-		if string(c.Qualifier) == string(keys.Qualifier) {
-			return c.Timestamp
-		}
-	}
-	return 0
 }
 
 func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, rows []rankRow) error {
@@ -75,22 +65,19 @@ func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, 
 	}
 	before := r.problems()
 	seen := map[string]int{}
-	top := topTime(rows)
 	for i, rr := range rows {
 		desc := func() string { return c.describe(keys.ProductRank, rr.key) }
 		if rr.rank > keys.MaxRank {
 			r.OverLimit.add(1, desc)
 		}
+		// Stale is a comment repeated lower in the ranking, what a shorter
+		// ranking written over a longer one leaves. When each row was
+		// written says nothing more: one row rewritten since would make
+		// every other row look left over.
 		first, dup := seen[string(rr.ck)]
-		switch {
-		case rr.ts < top:
-			r.Stale.add(1, func() string {
-				return fmt.Sprintf("%s written %d ms before rank 1: left by an earlier, longer ranking", desc(), top-rr.ts)
-			})
-		case dup:
+		if dup {
 			r.Stale.add(1, func() string { return fmt.Sprintf("%s repeats rank %d's comment %q", desc(), first, rr.ck) })
-		}
-		if !dup {
+		} else {
 			seen[string(rr.ck)] = rr.rank
 		}
 		c.rankTarget(r, product, got[i], rr, desc)
@@ -116,16 +103,6 @@ func (c *checker) rankTarget(r *RankReport, product string, row store.Row, rr ra
 	if err != nil || cm.ProductID != product {
 		r.WrongProduct.add(1, func() string { return fmt.Sprintf("%s -> comment of product %s", desc(), cm.ProductID) })
 	}
-}
-
-// topTime is when rank 1 was written: every run of the ranking job writes
-// rank 1 first, so a rank written before it is an earlier run's. 0 when
-// the ranking has no rank 1 (a gap, counted apart).
-func topTime(rows []rankRow) int64 {
-	if len(rows) > 0 && rows[0].rank == 1 {
-		return rows[0].ts
-	}
-	return 0
 }
 
 // missingRanks counts the ranks absent from 1..the highest rank within

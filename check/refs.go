@@ -31,11 +31,6 @@ type pass struct {
 	products *referrers      // product key -> comment keys
 	refs     RefReport
 	run      *RunReport // the run's ledger reconciled, with --run
-	// lengths: the ledger told some comment's keys apart from what its
-	// fields make now (a length other than its own, or an edited comment's
-	// own). A join pass starts with the first pass's, and reads the ledger
-	// only if it is set.
-	lengths bool
 
 	joins    [maxIndexes]*unproved       // nil for an index not joined
 	expected [maxIndexes]*extsort.Sorter // the rows its joined buckets' comments call for
@@ -56,7 +51,7 @@ func (c *checker) newSums() (out [maxIndexes]*sums) {
 // joinPass files the expected rows of the unproved indexes' joined
 // buckets.
 func (c *checker) joinPass(first *pass, us []*unproved) *pass {
-	p := &pass{join: true, lengths: first.lengths}
+	p := &pass{join: true}
 	for _, u := range us {
 		p.joins[u.i], p.expected[u.i], p.unlisted[u.i] = u, c.sorter(), c.sorter()
 	}
@@ -85,10 +80,13 @@ func (p *pass) close() {
 // parsing them and filing them each take a goroutine: filing alone takes
 // a core. It closes p on failure.
 func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
-	run, err := c.openLedger(!p.join || p.lengths, !p.join)
-	if err != nil {
-		p.close()
-		return nil, err
+	run := ledgerWalk(&runLedger{}) // a join pass has the first pass's
+	if !p.join {
+		var err error
+		if run, err = c.openLedger(); err != nil {
+			p.close()
+			return nil, err
+		}
 	}
 	defer run.close()
 	if p.live != nil {
@@ -104,17 +102,16 @@ func (c *checker) commentPass(ctx context.Context, p *pass) (*pass, error) {
 			if !p.join {
 				seen.add(c.o.Comments)
 			}
-			var written int
-			if written, err = run.at(c, &pc); err == nil {
-				err = c.comment(p, pc, written)
-			}
+			run.at(c, pc.row.Key)
+			err = c.comment(p, pc)
 		}
 		if err != nil {
 			p.close()
 			return nil, err
 		}
 	}
-	if p.run, err = run.finish(ctx, c, p); err == nil {
+	var err error
+	if p.run, err = run.finish(ctx, c); err == nil {
 		err = c.endLive(p.live)
 	}
 	if err != nil {
@@ -224,20 +221,13 @@ func (c *checker) keysOf(pc *parsed) error {
 	return err
 }
 
-// comment files one comment's expectations. written is the content length
-// its index keys were made from, as the run's ledger recorded it; -1 when
-// unknown, and then an edited comment's index rows are matched loosely;
-// lengthLater when the ledger files its index rows at its finish.
-func (c *checker) comment(p *pass, pc parsed, written int) error {
+// comment files one comment's expectations. An edited comment's index
+// rows are matched loosely, with any content length: the seed's edit
+// leaves them keyed by the length before it, which the comment no longer
+// holds.
+func (c *checker) comment(p *pass, pc parsed) error {
 	ck, ix, err := pc.row.Key, pc.ix, pc.err
 	loose := pc.cm.IsEdited
-	if err == nil && written >= 0 { // the ledger knows what the keys were made from
-		p.lengths = p.lengths || loose || written != pc.cm.ContentLen
-		loose = false
-		if written != pc.cm.ContentLen {
-			ix, err = c.indexKeys(pc.cm, written)
-		}
-	}
 	if err != nil {
 		p.refs.BadComments.add(1, func() string { return fmt.Sprintf("%s: %v", c.describe(keys.Comment, ck), err) })
 		// It has no row of its own in either index: rows pointing at it
@@ -255,9 +245,7 @@ func (c *checker) comment(p *pass, pc parsed, written int) error {
 	if p.join {
 		return c.expect(p, ck, ix, loose)
 	}
-	if written != lengthLater {
-		p.wantRows(ck, ix, loose)
-	}
+	p.wantRows(ck, ix, loose)
 	if live, err := c.joinLive(p.live, pc.ok, pc.cm.UserID, ck, &p.refs); err != nil {
 		return err
 	} else if !live {
@@ -283,17 +271,6 @@ func (p *pass) wantRows(ck []byte, ix [maxIndexes][]byte, loose bool) {
 		} else {
 			w.add(ix[i], ck)
 		}
-	}
-}
-
-// unwantRows takes back the rows wantRows summed for a comment that is
-// not edited.
-func (p *pass) unwantRows(ck []byte, ix [maxIndexes][]byte) {
-	for i, w := range p.want {
-		if w == nil {
-			continue
-		}
-		w.sub(ix[i], ck)
 	}
 }
 
@@ -325,18 +302,6 @@ func (c *checker) keyOf(key []byte, cm *model.CommentHead) error {
 		return errKeyMismatch
 	}
 	return nil
-}
-
-// indexKeys are the comment's rows in the two indexes, made with the
-// given content length: both or neither, so a comment is expected in
-// both indexes or in none.
-func (c *checker) indexKeys(cm model.CommentHead, contentLen int) (ks [maxIndexes][]byte, err error) {
-	for i, table := range c.indexes {
-		if ks[i], err = c.indexKey(cm, table, contentLen); err != nil {
-			return ks, err
-		}
-	}
-	return ks, nil
 }
 
 // indexKey is the comment's row in table, made with the given content

@@ -3,7 +3,6 @@ package check
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 
 	"commentbench/extsort"
@@ -14,22 +13,21 @@ import (
 // ledgerWalk reconciles a run's ledger with the comment pass, which reads
 // every comment row in key order: every comment the backend acknowledged
 // must exist; outcomes never known are counted apart, present or not.
+//
+// The ledger says which comments must exist and nothing of what their
+// rows must hold: the check's verdict on the data is the same with and
+// without it. (The length a comment was written with, which the ledger
+// records, once made an edited comment's index keys exact with --run and
+// loose without: the gate passed less with less evidence, and a repair
+// made without the ledger failed a check made with it.)
 type ledgerWalk interface {
-	// at is told of each comment row as the pass reads it, in key order,
-	// and returns the first content length the ledger recorded for it:
-	// what its index keys were made from. -1 for none; lengthLater when
-	// the walk tells it only at its finish.
-	at(c *checker, pc *parsed) (int, error)
-	// finish reconciles what is left after the pass, files in p what the
-	// lengths told late call for, and returns the run's report (nil
-	// without --run).
-	finish(ctx context.Context, c *checker, p *pass) (*RunReport, error)
+	// at is told of each comment row as the pass reads it, in key order.
+	at(c *checker, ck []byte)
+	// finish reconciles what is left after the pass and returns the run's
+	// report (nil without --run).
+	finish(ctx context.Context, c *checker) (*RunReport, error)
 	close() error
 }
-
-// lengthLater is the length of a comment whose index rows are filed at
-// the walk's finish, when it knows what they were made from.
-const lengthLater = -2
 
 var (
 	_ ledgerWalk = (*runLedger)(nil)
@@ -37,9 +35,8 @@ var (
 )
 
 // runLedger walks a run's ledger sorted by comment key alongside the
-// comment pass: each record is reconciled as its key is passed, and a
-// comment's record tells the content length its index keys were made
-// from. One sort of the ledger and no scan of its own.
+// comment pass: each record is reconciled as its key is passed. One sort
+// of the ledger and no scan of its own.
 type runLedger struct {
 	it  *extsort.Iterator // nil: nothing to walk
 	rec extsort.Record
@@ -48,23 +45,16 @@ type runLedger struct {
 	r   *RunReport // nil without --run
 }
 
-// noLen is a record's length when the run did not record one.
-const noLen = ^uint32(0)
-
-// openLedger readies the run's ledger for a pass that reads it (read):
-// with no --run, or without read, there is nothing to walk, and every
-// comment's length is unknown. The first pass proves the ledger by its
-// sums where it can (ledgerProof); a join pass, which needs every
-// comment's length as it goes, walks it sorted.
-func (c *checker) openLedger(read, prove bool) (ledgerWalk, error) {
-	if c.o.RunDir == "" || !read {
+// openLedger readies the run's ledger for the first pass: with no --run
+// there is nothing to walk. It is proved by its sums (ledgerProof), or
+// walked sorted when the check is told to.
+func (c *checker) openLedger() (ledgerWalk, error) {
+	if c.o.RunDir == "" {
 		return &runLedger{}, nil
 	}
 	r := &RunReport{Dir: c.o.RunDir}
-	if prove && !c.o.sortLedger {
-		if l, err := c.proveLedger(r); l != nil || err != nil {
-			return l, err
-		}
+	if !c.o.sortLedger {
+		return c.proveLedger(r)
 	}
 	return c.sortLedger(r, nil)
 }
@@ -73,18 +63,11 @@ func (c *checker) openLedger(read, prove bool) (ledgerWalk, error) {
 // all), for a walk that reconciles them into r.
 func (c *checker) sortLedger(r *RunReport, keep func([]byte) bool) (*runLedger, error) {
 	l := &runLedger{r: r, s: c.sorter()}
-	var val [5]byte // status ‖ length; Add copies it
 	torn, err := results.ReadLedger(c.o.RunDir, func(rec results.LedgerRecord) error {
 		if keep != nil && !keep(rec.Key) {
 			return nil
 		}
-		n := noLen
-		if rec.Len >= 0 {
-			n = uint32(rec.Len)
-		}
-		val[0] = rec.Status
-		binary.BigEndian.PutUint32(val[1:], n)
-		return l.s.Add(rec.Key, val[:])
+		return l.s.Add(rec.Key, []byte{rec.Status})
 	})
 	r.TornTails = int64(torn)
 	if err != nil {
@@ -105,22 +88,13 @@ func (l *runLedger) advance() {
 	}
 }
 
-func (l *runLedger) at(c *checker, pc *parsed) (int, error) {
-	return l.lengthAt(c, pc.row.Key), nil
-}
-
-// lengthAt reconciles the records up to comment key ck, which exists, and
-// returns the first length recorded for it, -1 for none. Keys come in
-// ascending order.
-func (l *runLedger) lengthAt(c *checker, ck []byte) int {
-	if l.it == nil {
-		return -1
-	}
-	n := -1
-	for l.ok {
+// at reconciles the records up to comment key ck, which exists. Keys
+// come in ascending order.
+func (l *runLedger) at(c *checker, ck []byte) {
+	for l.it != nil && l.ok {
 		switch cmp := bytes.Compare(l.rec.Key, ck); {
 		case cmp > 0:
-			return n
+			return
 		case cmp < 0:
 			l.absent(c)
 			continue
@@ -130,12 +104,8 @@ func (l *runLedger) lengthAt(c *checker, ck []byte) int {
 		} else {
 			l.r.UnknownPresent++
 		}
-		if v := binary.BigEndian.Uint32(l.rec.Val[1:]); n < 0 && v != noLen {
-			n = int(v)
-		}
 		l.advance()
 	}
-	return n
 }
 
 // absent reconciles the current record, whose comment does not exist.
@@ -153,7 +123,7 @@ func (l *runLedger) absent(c *checker) {
 
 // finish reconciles the records past the last comment, and returns the
 // run's report (nil without --run).
-func (l *runLedger) finish(_ context.Context, c *checker, _ *pass) (*RunReport, error) {
+func (l *runLedger) finish(_ context.Context, c *checker) (*RunReport, error) {
 	for l.it != nil && l.ok {
 		l.absent(c)
 	}

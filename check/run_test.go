@@ -9,10 +9,9 @@ import (
 	"commentbench/results"
 )
 
-// A comment's first recorded length is the one its keys were made from,
-// even when it is 0 and a later record of the comment says otherwise:
-// the sorted walk's, which a design with lengths in its keys takes.
-func TestLedgerTakesTheFirstLengthRecorded(t *testing.T) {
+// Every record of a comment is reconciled: the sorted walk counts each
+// acknowledged and unknown one present.
+func TestLedgerWalkCountsEveryRecord(t *testing.T) {
 	d := newDataset(t, keys.Unique)
 	ck := d.ck(d.byProd[d.products[0]][0])
 	c := &checker{st: d.st, o: Options{Layout: d.layout, RunDir: ledger(t, []ledgerRec{
@@ -22,10 +21,8 @@ func TestLedgerTakesTheFirstLengthRecorded(t *testing.T) {
 	l, err := c.sortLedger(&RunReport{}, nil)
 	must(t, err)
 	defer l.close()
-	if n := l.lengthAt(c, ck); n != 0 {
-		t.Fatalf("length %d, want the first recorded, 0", n)
-	}
-	run, err := l.finish(d.ctx, c, nil)
+	l.at(c, ck)
+	run, err := l.finish(d.ctx, c)
 	must(t, err)
 	if run.Acked != 2 || run.UnknownPresent != 1 || run.Lost.Count != 0 {
 		t.Fatalf("run report %+v, want 2 acknowledged and 1 unknown, all present", run)
