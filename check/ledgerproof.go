@@ -86,4 +86,3 @@ func (l *ledgerProof) walkUnproved(ctx context.Context, c *checker, join []bool)
 }
 
 func (l *ledgerProof) close() error { return nil }
-
