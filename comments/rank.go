@@ -181,8 +181,9 @@ type JobOptions struct {
 	// standing gets a shorter ranking, as a real batch's would. The seed's
 	// upsert then leaves the old ranking's tail behind: stale ranks.
 	Keep func(productID string, n int) int
-	// Ranked, if set, hears of every ranking written and its length.
-	Ranked func(productID string, n int)
+	// Ranked, if set, hears of every ranking written: its comment keys,
+	// in rank order.
+	Ranked func(productID string, ranking [][]byte)
 }
 
 // RankJobWith is RankJob shaped by o.
@@ -206,7 +207,7 @@ func (s *System) RankJobWith(ctx context.Context, productIDs []string, o JobOpti
 			return st, err
 		}
 		if o.Ranked != nil {
-			o.Ranked(pid, len(ck))
+			o.Ranked(pid, ck)
 		}
 		st.Products++
 		st.Ranked += len(ck)

@@ -62,7 +62,7 @@ func TestRankJobKeep(t *testing.T) {
 		asked := map[string]int{}
 		st, err := f.sys.RankJobWith(f.ctx, []string{p, empty}, comments.JobOptions{
 			Keep:   func(pid string, n int) int { asked[pid] = n; return keep },
-			Ranked: func(pid string, n int) { asked[pid+" ranked"] = n },
+			Ranked: func(pid string, ranking [][]byte) { asked[pid+" ranked"] = len(ranking) },
 		})
 		if err != nil || st.Products != 2 || st.Ranked != want {
 			t.Errorf("keep %d: %+v, %v; want %d ranked", keep, st, err, want)

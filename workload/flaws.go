@@ -2,7 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,8 +32,8 @@ type Flaws struct {
 	samples   map[string]string
 
 	ranksMu sync.Mutex
-	high    map[string]int // a product's highest rank row
-	length  map[string]int // its latest ranking's length
+	ranks   map[string][]uint64 // a product's rank rows, a hash of each one's comment key
+	stale   map[string]int      // its rank rows repeating a comment ranked higher
 }
 
 // collisionWindow is how long a put index key is remembered. A collision
@@ -42,7 +44,7 @@ const collisionWindow = 10 * time.Second
 // NewFlaws starts with nothing seen.
 func NewFlaws() *Flaws {
 	return &Flaws{cur: map[string]map[string]string{}, prev: map[string]map[string]string{}, rotated: time.Now(),
-		collided: map[string]int64{}, hidden: map[string]bool{}, samples: map[string]string{}, high: map[string]int{}, length: map[string]int{}}
+		collided: map[string]int64{}, hidden: map[string]bool{}, samples: map[string]string{}, ranks: map[string][]uint64{}, stale: map[string]int{}}
 }
 
 // IndexPut is comments.Options.OnIndexPut: a key another comment already
@@ -90,26 +92,48 @@ func (f *Flaws) CollidedComments() int64 {
 	return int64(len(f.hidden))
 }
 
-// ranked notes a ranking of n written for product: under upsert the rows
-// past n stay, so the product's highest rank row is the most it ever had.
-func (f *Flaws) ranked(product string, n int, upsert bool) {
+// ranked notes a ranking written for product, its comment keys in rank
+// order: under upsert the rows past it stay, and those that repeat a
+// comment it ranks higher are stale, as verify counts them.
+func (f *Flaws) ranked(product string, ranking [][]byte, upsert bool) {
 	f.ranksMu.Lock()
 	defer f.ranksMu.Unlock()
-	f.length[product] = n
-	if upsert {
-		f.high[product] = max(f.high[product], n)
-	} else {
-		f.high[product] = n
+	rows := f.ranks[product]
+	if !upsert {
+		rows = rows[:0]
 	}
+	for i, ck := range ranking {
+		h := maphash.Bytes(rankSeed, ck)
+		if i < len(rows) {
+			rows[i] = h
+		} else {
+			rows = append(rows, h)
+		}
+	}
+	f.ranks[product] = rows
+	f.stale[product] = repeats(rows)
 }
 
-// StaleRanks is how many rank rows outlive the rankings that wrote them.
+var rankSeed = maphash.MakeSeed()
+
+// repeats counts the rows equal to one before them.
+func repeats(rows []uint64) int {
+	n := 0
+	for i, h := range rows {
+		if slices.Contains(rows[:i], h) {
+			n++
+		}
+	}
+	return n
+}
+
+// StaleRanks is how many rank rows repeat a comment ranked higher.
 func (f *Flaws) StaleRanks() int64 {
 	f.ranksMu.Lock()
 	defer f.ranksMu.Unlock()
 	var n int64
-	for p, h := range f.high {
-		n += int64(h - f.length[p])
+	for _, s := range f.stale {
+		n += int64(s)
 	}
 	return n
 }
@@ -170,7 +194,7 @@ func rankOptions(sc Scenario, r *rand.Rand, f *Flaws) comments.JobOptions {
 	}
 	if f != nil {
 		upsert := sc.Ranks == "upsert"
-		o.Ranked = func(p string, n int) { f.ranked(p, n, upsert) }
+		o.Ranked = func(p string, ranking [][]byte) { f.ranked(p, ranking, upsert) }
 	}
 	return o
 }

@@ -50,24 +50,34 @@ func TestFlawsCollisions(t *testing.T) {
 	}
 }
 
-// Under the seed's upsert the rows past a shorter ranking stay: a
-// product's stale ranks are its longest ranking's length less its latest.
-// Rankings that delete what they replace leave none.
+// Under the seed's upsert the rows past a shorter ranking stay: those that
+// repeat a comment the newer ranking put higher are stale, as verify counts
+// them. Rankings that delete what they replace leave none.
 func TestFlawsStaleRanks(t *testing.T) {
-	f := NewFlaws()
-	f.ranked("p1", 10, true)
-	f.ranked("p1", 7, true)
-	f.ranked("p1", 9, true)
-	f.ranked("p2", 4, true)
-	f.ranked("p2", 10, true)
-	f.ranked("p3", 10, false)
-	f.ranked("p3", 3, false)
-	if n := f.StaleRanks(); n != 1 {
-		t.Errorf("%d stale ranks, want 1 (p1's rank 10)", n)
+	ranking := func(cs string) [][]byte { // a comment a letter
+		var out [][]byte
+		for _, c := range cs {
+			out = append(out, []byte{byte(c)})
+		}
+		return out
 	}
-	f.ranked("p2", 2, true)
-	if n := f.StaleRanks(); n != 1+8 {
-		t.Errorf("%d stale ranks, want 9", n)
+	f := NewFlaws()
+	f.ranked("p1", ranking("abcdefghij"), true)
+	f.ranked("p1", ranking("bcdefgh"), true) // rows: b c d e f g h h i j
+	f.ranked("p2", ranking("abcd"), true)
+	f.ranked("p2", ranking("abcdefghij"), true)
+	f.ranked("p3", ranking("abcdefghij"), false)
+	f.ranked("p3", ranking("cde"), false)
+	if n := f.StaleRanks(); n != 1 {
+		t.Errorf("%d stale ranks, want 1 (p1's rank 8)", n)
+	}
+	f.ranked("p2", ranking("ji"), true) // rows: j i c d e f g h i j
+	if n := f.StaleRanks(); n != 1+2 {
+		t.Errorf("%d stale ranks, want 3", n)
+	}
+	f.ranked("p1", ranking("abcdefghij"), true)
+	if n := f.StaleRanks(); n != 2 {
+		t.Errorf("%d stale ranks after p1's ranking is whole again, want 2", n)
 	}
 }
 
@@ -104,9 +114,9 @@ func TestRankOptions(t *testing.T) {
 	for _, ranks := range []string{"upsert", "replace"} {
 		f := NewFlaws()
 		o := rankOptions(Scenario{Ranks: ranks}, r, f)
-		o.Ranked("p", 10)
-		o.Ranked("p", 6)
-		if want := map[string]int64{"upsert": 4, "replace": 0}[ranks]; f.StaleRanks() != want {
+		o.Ranked("p", [][]byte{[]byte("a"), []byte("b"), []byte("c")})
+		o.Ranked("p", [][]byte{[]byte("b"), []byte("c")}) // rows: b c c
+		if want := map[string]int64{"upsert": 1, "replace": 0}[ranks]; f.StaleRanks() != want {
 			t.Errorf("%s: %d stale ranks, want %d", ranks, f.StaleRanks(), want)
 		}
 	}

@@ -338,11 +338,11 @@ func (w *Worker) hotShard() *hotShard {
 
 // countRanked wraps a ranking job's report of each ranking it wrote so the
 // product is counted one request and its rank rows.
-func (w *Worker) countRanked(next func(string, int)) func(string, int) {
-	return func(p string, n int) {
-		w.countProduct(p, 1, int64(n))
+func (w *Worker) countRanked(next func(string, [][]byte)) func(string, [][]byte) {
+	return func(p string, ranking [][]byte) {
+		w.countProduct(p, 1, int64(len(ranking)))
 		if next != nil {
-			next(p, n)
+			next(p, ranking)
 		}
 	}
 }
