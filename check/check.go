@@ -112,6 +112,11 @@ type RankReport struct {
 	WrongProduct Counter `json:"wrong_product"`
 	// Unparsable rank rows have keys the layout cannot decode.
 	Unparsable Counter `json:"unparsable"`
+	// BadValue rank rows hold no comment's key (empty, say); BadComment
+	// ones name a comment whose value does not decode, which the
+	// references count as a bad comment.
+	BadValue   Counter `json:"bad_value"`
+	BadComment Counter `json:"bad_comment"`
 }
 
 // RefReport is the comments' references across the schema.
@@ -430,7 +435,8 @@ func verdict(r Report) (bool, string) {
 			ix.BadValue.Count + ix.Undecodable.Count + ix.CountOff.Count + ix.StaleCopies.Count
 	}
 	rk := r.Ranks
-	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count
+	n += rk.OverLimit.Count + rk.Gaps.Count + rk.Stale.Count + rk.Dangling.Count + rk.WrongProduct.Count + rk.Unparsable.Count +
+		rk.BadValue.Count + rk.BadComment.Count
 	rf := r.References
 	n += rf.BadComments.Count + rf.MissingOrder.Count + rf.OrderUser.Count + rf.MissingUser.Count +
 		rf.MissingProduct.Count + rf.MissingSeller.Count

@@ -172,6 +172,7 @@ func allCounters(r Report) map[string]Counter {
 	rk, rf := r.Ranks, r.References
 	for name, c := range map[string]Counter{"ranks.over_limit": rk.OverLimit, "ranks.gaps": rk.Gaps, "ranks.stale": rk.Stale,
 		"ranks.dangling": rk.Dangling, "ranks.wrong_product": rk.WrongProduct, "ranks.unparsable": rk.Unparsable,
+		"ranks.bad_value": rk.BadValue, "ranks.bad_comment": rk.BadComment,
 		"refs.bad": rf.BadComments, "refs.missing_order": rf.MissingOrder, "refs.order_user": rf.OrderUser,
 		"refs.missing_user": rf.MissingUser, "refs.missing_product": rf.MissingProduct, "refs.missing_seller": rf.MissingSeller} {
 		m[name] = c

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -1122,5 +1123,38 @@ func TestCounterCountOff(t *testing.T) {
 				t.Errorf("%d collections, want 4: the three products and the count alone", r.Indexes[1].Collections)
 			}
 		}},
+	})
+}
+
+// A rank row whose value names no comment is a finding of its own, and
+// the check goes on: the repair reranks its product.
+func TestCounterRankBadValue(t *testing.T) {
+	runCounterFaults(t, []counterFault{
+		{name: "rank 3 with an empty value", designs: everyDesign, inject: func(d *dataset) {
+			d.put(keys.ProductRank, d.rankKey(d.products[1], 3), nil)
+		}, want: map[string]int64{"ranks.bad_value": 1}, plan: repairPlan{reranks: 1},
+			also: func(t *testing.T, d *dataset, r Report) {
+				assertSamples(t, r, "ranks.bad_value", "rank=3] 0x"+hex.EncodeToString(d.rankKey(d.products[1], 3))+" holds \"\", no comment's key")
+			}},
+		{name: "ranks 2 and 5 with values no comment key can be", inject: func(d *dataset) {
+			d.put(keys.ProductRank, d.rankKey(d.products[0], 2), []byte("x"))
+			d.put(keys.ProductRank, d.rankKey(d.products[0], 5), bytes.Repeat([]byte{0xff}, 300))
+		}, want: map[string]int64{"ranks.bad_value": 2}, plan: repairPlan{reranks: 1}},
+	})
+}
+
+// A ranked comment whose value does not decode is a bad comment, counted
+// once as such, and its rank row one of its own kind, not one of a product
+// with no id. No ranking can mend it: the repair leaves both.
+func TestCounterRankBadComment(t *testing.T) {
+	runCounterFaults(t, []counterFault{
+		{name: "rank 2's comment not JSON", inject: func(d *dataset) {
+			d.put(keys.Comment, d.ranked(d.products[2], 2), []byte("{not json"))
+		}, want: map[string]int64{"ranks.bad_comment": 1, "refs.bad": 1},
+			plan:  repairPlan{cannot: []string{"1 comments whose value does not parse or is not its row's: their content is gone; their index rows are left as they are"}},
+			after: map[string]int64{"ranks.bad_comment": 1, "refs.bad": 1},
+			also: func(t *testing.T, d *dataset, r Report) {
+				assertSamples(t, r, "ranks.bad_comment", "rank=2] 0x"+hex.EncodeToString(d.rankKey(d.products[2], 2))+" -> comment 0x"+hex.EncodeToString(d.ranked(d.products[2], 2))+", whose value does not decode")
+			}},
 	})
 }

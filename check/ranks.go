@@ -55,20 +55,19 @@ type rankRow struct {
 }
 
 func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, rows []rankRow) error {
-	cks := make([][]byte, len(rows))
-	for i, rr := range rows {
-		cks[i] = rr.ck
-	}
-	got, err := entry.Get(ctx, c.st, c.o.Layout.Table(keys.Comment), cks)
-	if err != nil {
-		return fmt.Errorf("get %s: %w", keys.Comment, err)
-	}
 	before := r.problems()
+	got, err := c.rankedComments(ctx, r, rows)
+	if err != nil {
+		return err
+	}
 	seen := map[string]int{}
 	for i, rr := range rows {
 		desc := func() string { return c.describe(keys.ProductRank, rr.key) }
 		if rr.rank > keys.MaxRank {
 			r.OverLimit.add(1, desc)
+		}
+		if got[i] == nil {
+			continue // no comment's key: counted
 		}
 		// Stale is a comment repeated lower in the ranking, what a shorter
 		// ranking written over a longer one leaves. When each row was
@@ -80,7 +79,7 @@ func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, 
 		} else {
 			seen[string(rr.ck)] = rr.rank
 		}
-		c.rankTarget(r, product, got[i], rr, desc)
+		c.rankTarget(r, product, *got[i], rr, desc)
 	}
 	if missing := missingRanks(rows); missing > 0 {
 		r.Gaps.add(int64(missing), func() string {
@@ -93,6 +92,32 @@ func (c *checker) rankGroup(ctx context.Context, r *RankReport, product string, 
 	return nil
 }
 
+// rankedComments reads the comments the rank rows name, nil for a row that
+// names none (counted here as a bad value).
+func (c *checker) rankedComments(ctx context.Context, r *RankReport, rows []rankRow) ([]*store.Row, error) {
+	var cks [][]byte
+	for _, rr := range rows {
+		if _, err := c.o.Layout.Decode(keys.Comment, rr.ck); err != nil {
+			r.BadValue.add(1, func() string {
+				return fmt.Sprintf("%s holds %q, no comment's key", c.describe(keys.ProductRank, rr.key), rr.ck)
+			})
+			continue
+		}
+		cks = append(cks, rr.ck)
+	}
+	read, err := entry.Get(ctx, c.st, c.o.Layout.Table(keys.Comment), cks)
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", keys.Comment, err)
+	}
+	got := make([]*store.Row, len(rows))
+	for i, rr := range rows {
+		if len(read) > 0 && len(cks) > 0 && string(cks[0]) == string(rr.ck) {
+			got[i], read, cks = &read[0], read[1:], cks[1:]
+		}
+	}
+	return got, nil
+}
+
 func (c *checker) rankTarget(r *RankReport, product string, row store.Row, rr rankRow, desc func() string) {
 	if !row.Found() {
 		r.Dangling.add(1, func() string { return fmt.Sprintf("%s -> %q, which does not exist", desc(), rr.ck) })
@@ -100,7 +125,10 @@ func (c *checker) rankTarget(r *RankReport, product string, row store.Row, rr ra
 	}
 	v, _ := row.Value(keys.Qualifier)
 	cm, err := model.Decode[model.Comment](c.o.Codec, v)
-	if err != nil || cm.ProductID != product {
+	switch {
+	case err != nil:
+		r.BadComment.add(1, func() string { return fmt.Sprintf("%s -> comment 0x%x, whose value does not decode", desc(), rr.ck) })
+	case cm.ProductID != product:
 		r.WrongProduct.add(1, func() string { return fmt.Sprintf("%s -> comment of product %s", desc(), cm.ProductID) })
 	}
 }
@@ -118,5 +146,7 @@ func missingRanks(rows []rankRow) int {
 }
 
 func (r *RankReport) problems() int64 {
-	return r.OverLimit.Count + r.Gaps.Count + r.Stale.Count + r.Dangling.Count + r.WrongProduct.Count
+	// Not BadComment: a ranking would rank the comment again, and the
+	// comment is beyond repair.
+	return r.OverLimit.Count + r.Gaps.Count + r.Stale.Count + r.Dangling.Count + r.WrongProduct.Count + r.BadValue.Count
 }

@@ -285,8 +285,8 @@ func verifyOf(rep *check.Report, run string) *verifyView {
 	}
 	v.Unreferenced = thousands(unref)
 	rk := rep.Ranks
-	v.Ranks = counterFields([]string{"over_limit", "gaps", "stale", "dangling", "wrong_product", "unparsable"},
-		rk.OverLimit, rk.Gaps, rk.Stale, rk.Dangling, rk.WrongProduct, rk.Unparsable)
+	v.Ranks = counterFields([]string{"over_limit", "gaps", "stale", "dangling", "wrong_product", "unparsable", "bad_value", "bad_comment"},
+		rk.OverLimit, rk.Gaps, rk.Stale, rk.Dangling, rk.WrongProduct, rk.Unparsable, rk.BadValue, rk.BadComment)
 	v.Ranks = append([]field{{"rows", "rows", thousands(rk.Rows)}, {"products", "products", thousands(rk.Products)}}, v.Ranks...)
 	rf := rep.References
 	v.References = counterFields([]string{"bad_comments", "missing_order", "order_user", "missing_user", "missing_product", "missing_seller"},

@@ -37,8 +37,9 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 		fmt.Fprintf(&b, "locks of unfinished transactions, not drift: %d rows rolled forward (committed), %d back\n", l.RolledForward, l.RolledBack)
 	}
 	rk, rf := r.Ranks, r.References
-	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d\n",
-		rk.Rows, rk.Products, rk.OverLimit.Count, rk.Gaps.Count, rk.Stale.Count, rk.Dangling.Count, rk.WrongProduct.Count, rk.Unparsable.Count)
+	fmt.Fprintf(&b, "\nranks: %d rows, %d products; over limit %d, gaps %d, stale %d, dangling %d,\n  wrong product %d, unparsable %d, bad value %d, bad comment %d\n",
+		rk.Rows, rk.Products, rk.OverLimit.Count, rk.Gaps.Count, rk.Stale.Count, rk.Dangling.Count, rk.WrongProduct.Count, rk.Unparsable.Count,
+		rk.BadValue.Count, rk.BadComment.Count)
 	fmt.Fprintf(&b, "references: bad comments %d, missing order %d, order of another user %d,\n  missing user %d, missing product %d, missing seller %d\n",
 		rf.BadComments.Count, rf.MissingOrder.Count, rf.OrderUser.Count, rf.MissingUser.Count, rf.MissingProduct.Count, rf.MissingSeller.Count)
 	if run := r.Run; run != nil {
@@ -78,6 +79,7 @@ func printSamples(b *strings.Builder, r check.Report) {
 	rk, rf := r.Ranks, r.References
 	all = append(all, named{"ranks over limit", rk.OverLimit}, named{"rank gaps", rk.Gaps}, named{"stale ranks", rk.Stale},
 		named{"dangling ranks", rk.Dangling}, named{"ranks of another product", rk.WrongProduct}, named{"unparsable ranks", rk.Unparsable},
+		named{"ranks naming no comment", rk.BadValue}, named{"ranks of a bad comment", rk.BadComment},
 		named{"bad comments", rf.BadComments}, named{"missing orders", rf.MissingOrder}, named{"orders of another user", rf.OrderUser},
 		named{"missing users", rf.MissingUser}, named{"missing products", rf.MissingProduct}, named{"missing sellers", rf.MissingSeller})
 	if r.Run != nil {
