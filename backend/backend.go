@@ -90,7 +90,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.SplitMax, "split-max", 16<<20, "embedded: bytes at which any other region splits")
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
 	fs.Int64Var(&f.BlockCache, "block-cache", 2<<30, "embedded: the block cache in bytes, as a region server's, taken as blocks are read: a run whose data outgrows it reads more from disk, and slows")
-	fs.BoolVar(&f.Sync, "sync", false, "embedded: make each write durable before it is acknowledged (without it a crash can lose the writes of about the last second)")
+	fs.BoolVar(&f.Sync, "sync", false, "make each write durable before it is acknowledged (embedded: without it a crash can lose the writes of about the last second), and the run's ledger record of it (either backend)")
 	fs.StringVar(&f.maxRowSize, "max-row-size", "1GiB", "embedded: the most of one row a read may return whole, as HBase's hbase.table.max.rowsize (modeled): a whole-row read of a bigger row fails as HBase's RowTooBigException; a read of a slice of its columns does not")
 	f.registerHBase(fs)
 }

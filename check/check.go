@@ -141,6 +141,14 @@ type RunReport struct {
 	// either way is legitimate.
 	UnknownPresent int64 `json:"unknown_present"`
 	UnknownAbsent  int64 `json:"unknown_absent"`
+	// InFlight writes had started and had no outcome when the run
+	// stopped: killed, the process left them as they were, present or not.
+	InFlightPresent int64 `json:"in_flight_present"`
+	InFlightAbsent  int64 `json:"in_flight_absent"`
+	// NotInLedger comments are in the data and in no record of the run:
+	// written by another run into the same data, or a ledger that lost
+	// records. A run's own writes are recorded before they start.
+	NotInLedger Counter `json:"not_in_ledger"`
 	// TornTails counts ledger files whose last record a crash tore: the
 	// outcome of that one write is unknown, and nothing after it was kept.
 	TornTails int64 `json:"torn_tails,omitempty"`

@@ -918,7 +918,7 @@ func TestBrokenReferencesSummed(t *testing.T) {
 func ledger(t *testing.T, workers ...[]ledgerRec) string {
 	t.Helper()
 	dir := t.TempDir()
-	l := results.NewLedger(dir)
+	l := results.NewLedger(dir, false)
 	for i, recs := range workers {
 		w, err := l.Writer(i)
 		must(t, err)
@@ -953,7 +953,7 @@ func assertRun(t *testing.T, r Report, want RunReport) {
 		t.Fatal("a check with a run reports none")
 	}
 	got := *r.Run
-	got.Dir, got.Lost.Samples = "", nil
+	got.Dir, got.Lost.Samples, got.NotInLedger.Samples = "", nil, nil
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("run %+v\nwant %+v", got, want)
 	}
@@ -1016,7 +1016,8 @@ func TestCounterUnknownAbsent(t *testing.T) {
 }
 
 // A ledger file whose last record a crash tore: the records before it
-// count, the torn one is unknown, and the data is not the worse for it.
+// count, and the torn one's comment is in no record; the data is not the
+// worse for it.
 func TestCounterTornTails(t *testing.T) {
 	runCounterFaults(t, []counterFault{
 		{name: "two of three ledger files torn", inject: func(*dataset) {}, run: func(d *dataset) string {
@@ -1030,7 +1031,7 @@ func TestCounterTornTails(t *testing.T) {
 			}
 			return dir
 		}, want: map[string]int64{}, also: func(t *testing.T, d *dataset, r Report) {
-			assertRun(t, r, RunReport{Acked: 34, TornTails: 2})
+			assertRun(t, r, RunReport{Acked: 34, TornTails: 2, NotInLedger: Counter{Count: 2}})
 		}},
 	})
 }
@@ -1156,5 +1157,52 @@ func TestCounterRankBadComment(t *testing.T) {
 			also: func(t *testing.T, d *dataset, r Report) {
 				assertSamples(t, r, "ranks.bad_comment", "rank=2] 0x"+hex.EncodeToString(d.rankKey(d.products[2], 2))+" -> comment 0x"+hex.EncodeToString(d.ranked(d.products[2], 2))+", whose value does not decode")
 			}},
+	})
+}
+
+// started puts a pending record before each record, as a run writes them.
+func started(recs []ledgerRec) []ledgerRec {
+	var out []ledgerRec
+	for _, r := range recs {
+		out = append(out, ledgerRec{results.Pending, r.ck, r.n}, r)
+	}
+	return out
+}
+
+// A write started and never ended was in flight when the run stopped,
+// present or not; one refused before its first put ended as not written.
+// Neither is drift, loss or a problem of the data.
+func TestCounterInFlight(t *testing.T) {
+	runCounterFaults(t, []counterFault{
+		{name: "every write started and acknowledged", inject: func(*dataset) {}, run: func(d *dataset) string {
+			return ledger(d.t, started(d.acked()))
+		}, want: map[string]int64{}, also: func(t *testing.T, d *dataset, r Report) {
+			assertRun(t, r, RunReport{Acked: 36})
+		}},
+		{name: "two writes in flight, one landed", inject: func(*dataset) {}, run: func(d *dataset) string {
+			recs := started(d.acked())
+			landed := recs[len(recs)-2:]                             // the last comment's pending and outcome
+			recs = append(recs[:len(recs)-2:len(recs)-2], landed[0]) // its outcome never written
+			g := d.ghost()
+			return ledger(d.t, recs, []ledgerRec{{results.Pending, d.ck(g), g.ContentLen()}})
+		}, want: map[string]int64{}, also: func(t *testing.T, d *dataset, r Report) {
+			assertRun(t, r, RunReport{Acked: 35, InFlightPresent: 1, InFlightAbsent: 1})
+		}},
+		{name: "a write refused before its first put", inject: func(*dataset) {}, run: func(d *dataset) string {
+			g := d.ghost()
+			return ledger(d.t, started(append(d.acked(), ledgerRec{results.NotWritten, d.ck(g), g.ContentLen()})))
+		}, want: map[string]int64{}, also: func(t *testing.T, d *dataset, r Report) {
+			assertRun(t, r, RunReport{Acked: 36})
+		}},
+		{name: "a comment in no record of the run", inject: func(d *dataset) {
+			d.write("StrangerOr", d.products[0], d.users[0], "누가 썼나", ts0+5)
+		}, run: func(d *dataset) string {
+			return ledger(d.t, started(d.acked()))
+		}, want: map[string]int64{}, also: func(t *testing.T, d *dataset, r Report) {
+			assertRun(t, r, RunReport{Acked: 36, NotInLedger: Counter{Count: 1}})
+			if s := r.Run.NotInLedger.Samples; len(s) != 1 || !strings.Contains(s[0], "StrangerOr") {
+				t.Errorf("not in the ledger: samples %q, want the comment named", s)
+			}
+		}},
 	})
 }

@@ -111,6 +111,18 @@ func (s *sums) hash(key, val []byte) (a, b uint64) {
 // leaveOpen marks key's bucket as one only a join can check.
 func (s *sums) leaveOpen(key []byte) { s.open[s.bucket(key)] = true }
 
+// openWhereDiffer leaves open every bucket whose sums a and b, summed in
+// as many buckets as s, do not agree on.
+func (s *sums) openWhereDiffer(a, b *sums) {
+	a.flush()
+	b.flush()
+	for i := range a.buckets {
+		if !a.buckets[i].same(&b.buckets[i]) {
+			s.open[i] = true
+		}
+	}
+}
+
 // unproved returns the buckets whose sums s and t do not agree on (nil
 // if none), and how many rows of t the others hold.
 func (s *sums) unproved(t *sums) (join []bool, proved int64) {

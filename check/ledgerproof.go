@@ -17,11 +17,15 @@ import (
 // comments the sort and walk this spares were a sixth of verify's time.
 // A bucket whose sums differ is reconciled record by record: its records
 // sorted and walked alongside a second read of its comments, as runLedger
-// walks them all.
+// walks them all; so is one whose writes started (pending) and ended
+// (outcomes) do not agree: a write was in flight there.
 type ledgerProof struct {
 	want *sums // every acknowledged record's key; an unknown outcome's bucket open
 	have *sums // every comment's key
-	r    *RunReport
+	// started and ended sum the pending records' keys and the outcomes';
+	// nil for a ledger from before pending records.
+	started, ended *sums
+	r              *RunReport
 }
 
 // ledgerBuckets is how many buckets a ledger is summed in: 24 KiB a sums,
@@ -31,18 +35,29 @@ const ledgerBuckets = 1 << 10
 
 // proveLedger sums the run's ledger up for a proof.
 func (c *checker) proveLedger(r *RunReport) (*ledgerProof, error) {
-	l := &ledgerProof{want: newSumsOf(math.MaxInt, ledgerBuckets), have: newSumsOf(math.MaxInt, ledgerBuckets), r: r}
+	buckets := func() *sums { return newSumsOf(math.MaxInt, ledgerBuckets) }
+	l := &ledgerProof{want: buckets(), have: buckets(), started: buckets(), ended: buckets(), r: r}
+	pending := false
 	torn, err := results.ReadLedger(c.o.RunDir, func(rec results.LedgerRecord) error {
-		if rec.Status == results.Acked {
+		switch rec.Status {
+		case results.Pending:
+			l.started.add(rec.Key, nil)
+			pending = true
+			return nil
+		case results.Acked:
 			l.want.add(rec.Key, nil)
-		} else {
+		case results.Unknown:
 			l.want.leaveOpen(rec.Key)
 		}
+		l.ended.add(rec.Key, nil)
 		return nil
 	})
 	r.TornTails = int64(torn)
 	if err != nil {
 		return nil, fmt.Errorf("--run: %w", err)
+	}
+	if !pending {
+		l.started, l.ended = nil, nil
 	}
 	return l, nil
 }
@@ -54,6 +69,9 @@ func (l *ledgerProof) at(_ *checker, ck []byte) { l.have.add(ck, nil) }
 // finish counts the proved buckets' records acknowledged and present, and
 // walks the others'.
 func (l *ledgerProof) finish(ctx context.Context, c *checker) (*RunReport, error) {
+	if l.started != nil {
+		l.want.openWhereDiffer(l.started, l.ended)
+	}
 	join, proved := l.want.unproved(l.have)
 	l.r.Acked += proved
 	if join != nil {

@@ -20,6 +20,10 @@ func TestLedgerProvedBySums(t *testing.T) {
 		want   RunReport
 	}{
 		{"agrees", (*dataset).acked, 1, RunReport{Acked: 36}},
+		{"agrees, each write started first", func(d *dataset) []ledgerRec { return started(d.acked()) }, 1, RunReport{Acked: 36}},
+		{"one in flight", func(d *dataset) []ledgerRec {
+			return append(started(d.acked()), ledgerRec{results.Pending, d.ck(d.byProd[d.products[1]][3]), 4})
+		}, 2, RunReport{Acked: 36, InFlightPresent: 1}},
 		{"one lost", func(d *dataset) []ledgerRec {
 			g := d.ghost()
 			return append(d.acked(), ledgerRec{results.Acked, d.ck(g), g.ContentLen()})
@@ -35,7 +39,7 @@ func TestLedgerProvedBySums(t *testing.T) {
 		}, 2, RunReport{Acked: 37}},
 		{"a comment the run did not write", func(d *dataset) []ledgerRec {
 			return d.acked()[1:]
-		}, 2, RunReport{Acked: 35}},
+		}, 2, RunReport{Acked: 35, NotInLedger: Counter{Count: 1}}},
 	} {
 		for _, design := range []string{"unique", "seed"} {
 			d := newDataset(t, builtin(t, design))

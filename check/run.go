@@ -94,38 +94,75 @@ func (l *runLedger) at(c *checker, ck []byte) {
 	for l.it != nil && l.ok {
 		switch cmp := bytes.Compare(l.rec.Key, ck); {
 		case cmp > 0:
+			l.notInLedger(c, ck)
 			return
 		case cmp < 0:
-			l.absent(c)
+			l.reconcile(c, l.group(), false)
 			continue
 		}
-		if l.rec.Val[0] == results.Acked {
-			l.r.Acked++
-		} else {
-			l.r.UnknownPresent++
+		l.reconcile(c, l.group(), true)
+		return
+	}
+	l.notInLedger(c, ck)
+}
+
+func (l *runLedger) notInLedger(c *checker, ck []byte) {
+	if l.it == nil {
+		return // no --run
+	}
+	l.r.NotInLedger.add(1, func() string { return c.describe(keys.Comment, ck) + " is in no record of the run" })
+}
+
+// writes are one comment's records.
+type writes struct {
+	key                               []byte
+	acked, unknown, pending, outcomes int64
+}
+
+// group takes the current key's records.
+func (l *runLedger) group() writes {
+	w := writes{key: bytes.Clone(l.rec.Key)}
+	for l.ok && bytes.Equal(l.rec.Key, w.key) {
+		switch l.rec.Val[0] {
+		case results.Acked:
+			w.acked++
+		case results.Unknown:
+			w.unknown++
+		case results.Pending:
+			w.pending++
+		}
+		if l.rec.Val[0] != results.Pending {
+			w.outcomes++
 		}
 		l.advance()
 	}
+	return w
 }
 
-// absent reconciles the current record, whose comment does not exist.
-func (l *runLedger) absent(c *checker) {
-	if l.rec.Val[0] != results.Acked {
-		l.r.UnknownAbsent++
-		l.advance()
+// reconcile counts a comment's records, present or not: a write started
+// with no outcome after it was in flight when the run stopped (a ledger
+// from before pending records has none).
+func (l *runLedger) reconcile(c *checker, w writes, present bool) {
+	r := l.r
+	r.Acked += w.acked
+	flight := max(w.pending-w.outcomes, 0)
+	if present {
+		r.UnknownPresent += w.unknown
+		r.InFlightPresent += flight
 		return
 	}
-	l.r.Acked++
-	ck := string(l.rec.Key)
-	l.r.Lost.add(1, func() string { return c.describe(keys.Comment, []byte(ck)) + " was acknowledged and is missing" })
-	l.advance()
+	r.UnknownAbsent += w.unknown
+	r.InFlightAbsent += flight
+	if w.acked > 0 {
+		r.Lost.add(w.acked, func() string { return c.describe(keys.Comment, w.key) + " was acknowledged and is missing" })
+	}
 }
 
 // finish reconciles the records past the last comment, and returns the
 // run's report (nil without --run).
 func (l *runLedger) finish(_ context.Context, c *checker) (*RunReport, error) {
 	for l.it != nil && l.ok {
-		l.absent(c)
+		l.reconcile(c, l.group(), false)
 	}
 	if err := l.close(); err != nil {
 		return nil, err

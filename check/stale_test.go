@@ -22,7 +22,7 @@ func TestEditedCollisionWithLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := t.TempDir()
-	l := results.NewLedger(run)
+	l := results.NewLedger(run, false)
 	w, err := l.Writer(0)
 	must(t, err)
 	for _, c := range []struct {

@@ -46,7 +46,7 @@ func newStrategyData(t *testing.T, d *keys.Design, w comments.Writes, spec fault
 		ids: keys.NewRandom(rand.New(rand.NewPCG(5, 6))), run: t.TempDir(),
 		sys: comments.New(e, comments.Options{Layout: d, Writes: w, Faults: inj, LockTTL: time.Millisecond, VerifyGrace: time.Hour})}
 	must(t, sd.sys.CreateTables(sd.ctx, keys.RandomLetters, 3))
-	sd.books = results.NewLedger(sd.run)
+	sd.books = results.NewLedger(sd.run, false)
 	sd.ledger, err = sd.books.Writer(0)
 	must(t, err)
 	seller := sd.ids.Next()
@@ -93,7 +93,7 @@ func (sd *strategyData) summarize() {
 			StaleCopies: r.StaleCopies, LocksForward: r.LocksForward, LocksBack: r.LocksBack},
 		Resolved: results.Resolved{Repaired: r.Repaired, Deleted: r.Deleted, RolledForward: r.RolledForward, RolledBack: r.RolledBack}}
 	must(sd.t, results.WriteSummary(sd.run, results.Summary{Version: results.FormatVersion, Consistency: c}))
-	must(sd.t, sd.books.Flush())
+	must(sd.t, sd.books.Err())
 }
 
 func (sd *strategyData) check(repair bool) Report {

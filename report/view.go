@@ -304,8 +304,12 @@ func verifyOf(rep *check.Report, run string) *verifyView {
 		v.RunRec = []field{{"acked", "acknowledged", thousands(r.Acked)}, {"lost", "lost", thousands(r.Lost.Count)},
 			{"unknown_present", "unknown outcome, present", thousands(r.UnknownPresent)},
 			{"unknown_absent", "unknown outcome, absent", thousands(r.UnknownAbsent)},
+			{"in_flight_present", "in flight, present", thousands(r.InFlightPresent)},
+			{"in_flight_absent", "in flight, absent", thousands(r.InFlightAbsent)},
+			{"not_in_ledger", "in the data, not in the ledger", thousands(r.NotInLedger.Count)},
 			{"torn_tails", "torn ledger tails", thousands(r.TornTails)}}
 		v.Samples = append(v.Samples, samples("lost", r.Lost)...)
+		v.Samples = append(v.Samples, samples("not in the ledger", r.NotInLedger)...)
 	}
 	return v
 }

@@ -26,7 +26,7 @@ func fullDisk(t *testing.T, path string) {
 // length); a longer key is not a comment key, and is not written.
 func TestLedgerLongestKey(t *testing.T) {
 	dir := t.TempDir()
-	l := NewLedger(dir)
+	l := NewLedger(dir, false)
 	w, err := l.Writer(0)
 	if err != nil {
 		t.Fatal(err)
@@ -48,19 +48,19 @@ func TestLedgerLongestKey(t *testing.T) {
 	}
 }
 
-// A ledger that cannot be written says so at Flush and at Close, and
-// keeps saying so.
+// A ledger that cannot be written says so at the write, at Err and at
+// Close, and keeps saying so.
 func TestLedgerWriteFailure(t *testing.T) {
 	dir := t.TempDir()
 	fullDisk(t, filepath.Join(dir, "ledger-0000.bin"))
-	l := NewLedger(dir)
+	l := NewLedger(dir, false)
 	w, err := l.Writer(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Write(Acked, []byte("orderAAAAAproductBBB"), 3)
-	if err := l.Flush(); err == nil {
-		t.Error("Flush to a full disk succeeded")
+	if err := l.Err(); err == nil {
+		t.Error("a write to a full disk left no error")
 	}
 	w.Write(Acked, []byte("orderBBBBBproductBBB"), 3)
 	if err := l.Close(); err == nil {
@@ -68,13 +68,13 @@ func TestLedgerWriteFailure(t *testing.T) {
 	}
 	dir = t.TempDir()
 	fullDisk(t, filepath.Join(dir, "ledger-0000.bin"))
-	l = NewLedger(dir)
+	l = NewLedger(dir, false)
 	if w, err = l.Writer(0); err != nil {
 		t.Fatal(err)
 	}
 	w.Write(Acked, []byte("orderAAAAAproductBBB"), 3)
 	if err := l.Close(); err == nil {
-		t.Error("Close of an unflushed record to a full disk succeeded")
+		t.Error("Close after a write to a full disk succeeded")
 	}
 }
 

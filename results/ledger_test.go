@@ -10,7 +10,7 @@ import (
 
 func TestLedgerRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	l := NewLedger(dir)
+	l := NewLedger(dir, false)
 	want, wantLen := map[string]byte{}, map[string]int{}
 	for w := range 3 {
 		lw, err := l.Writer(w)
@@ -48,9 +48,19 @@ func TestLedgerRoundTrip(t *testing.T) {
 }
 
 func TestLedgerErrors(t *testing.T) {
-	if _, err := ReadLedger(t.TempDir(), func(LedgerRecord) error { return nil }); err == nil ||
+	dir := t.TempDir()
+	if _, err := ReadLedger(dir, func(LedgerRecord) error { return nil }); err == nil ||
 		!strings.Contains(err.Error(), "no ledger") {
 		t.Errorf("empty dir: %v; want an error saying there is no ledger", err)
+	}
+	// A run's results dir without a ledger: the run was stopped before
+	// its first comment write.
+	if err := os.WriteFile(filepath.Join(dir, "timeline.csv"), []byte("interval,op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadLedger(dir, func(LedgerRecord) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "stopped before its first comment write") {
+		t.Errorf("a run's dir with no ledger: %v; want it said the run stopped before writing", err)
 	}
 }
 
@@ -59,7 +69,7 @@ func TestLedgerErrors(t *testing.T) {
 // never an error.
 func TestLedgerTornTail(t *testing.T) {
 	dir := t.TempDir()
-	l := NewLedger(dir)
+	l := NewLedger(dir, false)
 	w, err := l.Writer(0)
 	if err != nil {
 		t.Fatal(err)
@@ -102,25 +112,34 @@ func flip(b []byte, i int) []byte {
 	return out
 }
 
-// Flush puts every buffered record on the file system, so a process killed
-// afterwards keeps them all.
-func TestLedgerFlush(t *testing.T) {
-	dir := t.TempDir()
-	l := NewLedger(dir)
-	w, err := l.Writer(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(Acked, []byte("orderAAAAAproductBBB"), 3)
-	if err := l.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	if torn, err := ReadLedger(dir, func(LedgerRecord) error { n++; return nil }); err != nil || torn != 0 || n != 1 {
-		t.Errorf("after Flush, before Close: %d records, torn %d, %v; want 1", n, torn, err)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
+// Every record is on the file system when Write returns, so a process
+// killed at any instant keeps them all; under sync the outcomes are also
+// durable, which no test short of a power cut can see.
+func TestLedgerWrittenAtOnce(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		dir := t.TempDir()
+		l := NewLedger(dir, sync)
+		w, err := l.Writer(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for _, st := range []byte{Pending, Acked, Pending, NotWritten, Pending, Unknown, Pending} {
+			w.Write(st, []byte("orderAAAAAproductBBB"), 3)
+			got = got[:0]
+			if torn, err := ReadLedger(dir, func(r LedgerRecord) error { got = append(got, r.Status); return nil }); err != nil || torn != 0 {
+				t.Fatalf("sync %v: torn %d, %v", sync, torn, err)
+			}
+			if got[len(got)-1] != st {
+				t.Fatalf("sync %v: before Close the ledger reads %q, want it to end in %q", sync, got, st)
+			}
+		}
+		if string(got) != "papnpup" {
+			t.Errorf("sync %v: read %q", sync, got)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -63,11 +63,12 @@ func (w *Worker) order(ctx context.Context, u int) (id string, end time.Time, ok
 // clock (the pagers compare stamps with the same clock) and books it where
 // pagers and the ranking job will look for it.
 func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, text string, ts int64, start time.Time) {
+	w.intend(order, p, text)
 	c, err := w.env.Sys.WriteComment(ctx, comments.NewComment{OrderID: order, ProductID: w.env.Pop.Products[p],
 		UserID: w.env.Pop.Users[u], Content: text, Timestamp: ts})
+	w.book(order, p, text, err) // before the write is counted: acknowledged only once the ledger holds it
 	w.record(op, start, err)
 	w.countComment(w.env.Pop.Products[p], w.env.Pop.Users[u], err)
-	w.book(c, err)
 	if err != nil {
 		return
 	}
@@ -76,25 +77,37 @@ func (w *Worker) comment(ctx context.Context, op int, order string, u, p int, te
 	w.remember(c.OrderID, c.ProductID)
 }
 
-// book writes the outcome of a comment write to the ledger: acknowledged,
-// or unknown when a put failed (it may have landed). A comment rejected
-// before its first put was never written and is not booked.
-func (w *Worker) book(c model.Comment, err error) {
-	if w.ledger == nil {
-		return
-	}
-	if err == nil {
-		w.ledger.Write(results.Acked, w.commentKey(c), c.ContentLen())
-		return
-	}
-	// Past the success path: errors.As's target escapes, an allocation.
-	if we := (*comments.WriteError)(nil); errors.As(err, &we) {
-		w.ledger.Write(results.Unknown, w.commentKey(c), c.ContentLen())
+// intend writes to the ledger that a comment write is starting, before
+// its first put: a crash before its outcome leaves it in flight, never a
+// comment the ledger does not know.
+func (w *Worker) intend(order string, p int, text string) {
+	if w.ledger != nil {
+		w.ledger.Write(results.Pending, w.commentKey(order, p), len(text))
 	}
 }
 
-func (w *Worker) commentKey(c model.Comment) []byte {
-	k, _ := w.env.Sys.Layout().CommentKey(c.OrderID, c.ProductID) // valid: the write built it
+// book writes the outcome of a comment write to the ledger: acknowledged,
+// unknown when a put failed (it may have landed), or not written when it
+// was refused before its first put.
+func (w *Worker) book(order string, p int, text string, err error) {
+	if w.ledger == nil {
+		return
+	}
+	status := results.Acked
+	if err != nil {
+		status = results.NotWritten
+		// Past the success path: errors.As's target escapes, an allocation.
+		if we := (*comments.WriteError)(nil); errors.As(err, &we) {
+			status = results.Unknown
+		}
+	}
+	w.ledger.Write(status, w.commentKey(order, p), len(text))
+}
+
+// commentKey is the comment's row key, nil for ids no key holds (the
+// write refuses them before its first put).
+func (w *Worker) commentKey(order string, p int) []byte {
+	k, _ := w.env.Sys.Layout().CommentKey(order, w.env.Pop.Products[p])
 	return k
 }
 
@@ -151,6 +164,7 @@ func (w *Worker) release(ctx context.Context, p int, ts int64, writes []burstWri
 	var wg sync.WaitGroup
 	for i := range writes {
 		bw := &writes[i]
+		w.intend(bw.order, p, bw.text)
 		wg.Go(func() {
 			<-go1
 			bw.start = now()
@@ -167,10 +181,10 @@ func (w *Worker) release(ctx context.Context, p int, ts int64, writes []burstWri
 		if !w.sched.open {
 			due = bw.start
 		}
+		w.book(bw.order, p, bw.text, bw.err)
 		w.note(OpBurst, due, bw.start, bw.end, bw.err)
 		longest = max(longest, bw.end.Sub(bw.start))
 		w.countComment(w.env.Pop.Products[p], w.env.Pop.Users[bw.user], bw.err)
-		w.book(bw.c, bw.err)
 		if bw.err == nil {
 			w.env.Acked.add(p, bw.user, bw.c.Timestamp)
 			w.env.Recent.add(p)

@@ -243,8 +243,9 @@ func interrupts(stderr io.Writer) context.Context {
 		<-sigs
 		cancel()
 		<-sigs
-		// The results stream as the run goes (the CSVs, interval logs and
-		// ledger are flushed every interval): what is on disk stays.
+		// The results stream as the run goes (the CSVs and interval logs
+		// are flushed every interval, the ledger as it is written): what
+		// is on disk stays.
 		fmt.Fprintln(stderr, "loadgen: second interrupt: exiting now; the results written so far stay")
 		os.Exit(ExitInterrupted)
 	}()
@@ -268,7 +269,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	o.sys = sys
 	set := results.NewSet(workload.ResultNames())
 	rep := progress.New(os.Stderr, o.quiet)
-	ledger := results.NewLedger(o.out)
+	ledger := results.NewLedger(o.out, o.backend.Sync)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
 		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun, RunID: o.runID}
 	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, writes %s, %s, seed %d\n",
@@ -314,8 +315,8 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 				o.stopRun()
 			}
 		}
-		if err := ledger.Flush(); err != nil && out.err == nil {
-			out.err = fmt.Errorf("ledger: %w", err)
+		if err := ledger.Err(); err != nil && out.err == nil {
+			out.err = err
 		}
 		out.tick(t)
 		if t.Phase == "steady" && steps != nil { // after tick: the busiest server is this interval's

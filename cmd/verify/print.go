@@ -45,6 +45,12 @@ func printReport(w io.Writer, r check.Report, how string, dryRun bool) error {
 	if run := r.Run; run != nil {
 		fmt.Fprintf(&b, "run %s: %d acknowledged, %d lost; unknown outcome: %d present, %d absent\n",
 			run.Dir, run.Acked, run.Lost.Count, run.UnknownPresent, run.UnknownAbsent)
+		if run.InFlightPresent+run.InFlightAbsent > 0 {
+			fmt.Fprintf(&b, "  in flight when the run stopped (started, no outcome): %d present, %d absent\n", run.InFlightPresent, run.InFlightAbsent)
+		}
+		if run.NotInLedger.Count > 0 {
+			fmt.Fprintf(&b, "  in the data, not in the ledger: %d (another run's writes, or records the ledger lost)\n", run.NotInLedger.Count)
+		}
 		if run.TornTails > 0 {
 			fmt.Fprintf(&b, "  %d ledger files end in a record a crash tore: that write's outcome is unknown\n", run.TornTails)
 		}
@@ -83,7 +89,7 @@ func printSamples(b *strings.Builder, r check.Report) {
 		named{"bad comments", rf.BadComments}, named{"missing orders", rf.MissingOrder}, named{"orders of another user", rf.OrderUser},
 		named{"missing users", rf.MissingUser}, named{"missing products", rf.MissingProduct}, named{"missing sellers", rf.MissingSeller})
 	if r.Run != nil {
-		all = append(all, named{"lost acknowledged comments", r.Run.Lost})
+		all = append(all, named{"lost acknowledged comments", r.Run.Lost}, named{"comments in no record of the run", r.Run.NotInLedger})
 	}
 	for _, n := range all {
 		if n.c.Count == 0 {
