@@ -23,7 +23,8 @@ type target struct {
 }
 
 // region resolves a RegionSpecifier on node n: NotServingRegionException
-// unless n hosts it now (never was, split parent, moved, disabled, dummy).
+// unless n hosts it now (never was, split parent, moved, disabled, offline
+// for a clone, dummy).
 func (cn *conn) region(spec *pb.RegionSpecifier) (target, error) {
 	c := cn.c
 	name := string(spec.GetValue())
@@ -37,7 +38,7 @@ func (cn *conn) region(spec *pb.RegionSpecifier) (target, error) {
 		return target{}, excf(wire.ExcNotServingRegion, "Region %s is not online on %s", name, cn.node.name)
 	}
 	r, ok := c.eng.RegionByName(name)
-	if !ok || r.Server != cn.node.name || c.isDisabled(r.Table) {
+	if !ok || r.Server != cn.node.name || c.unavailable(r.Table) {
 		return target{}, excf(wire.ExcNotServingRegion, "Region %s is not online on %s", name, cn.node.name)
 	}
 	schema, err := c.eng.Schema(r.Table)

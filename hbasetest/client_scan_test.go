@@ -90,3 +90,53 @@ func TestClientScanWithTinyTimeLimit(t *testing.T) {
 		t.Fatalf("prefix scan with limit: %v", rows)
 	}
 }
+
+// TestClientScanOutlivesShortLease runs package hbase's Scan against a
+// cluster whose scanners live 200 ms, with a caller that takes longer
+// than that over a row: renewing the lease or reopening the scanner, the
+// client must deliver every row once, in order.
+func TestClientScanOutlivesShortLease(t *testing.T) {
+	ctx := context.Background()
+	eng, err := embedded.Open(embedded.Options{DisableSplits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng, ScannerTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c, err := hbase.Dial(ctx, hbase.Options{Bootstrap: cl.Bootstrap(), DialTimeout: 2 * time.Second, CallTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.CreateTable(ctx, "t", []string{"f"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var muts []hbase.Mutation
+	var want []string
+	for i := range 30 {
+		row := fmt.Appendf(nil, "R-%02d", i)
+		want = append(want, string(row))
+		muts = append(muts, hbase.Mutation{Row: row, Family: "f", Cells: []hbase.Cell{{Qualifier: []byte("q"), Value: []byte("v")}}})
+	}
+	if err := c.Mutate(ctx, "t", muts); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	_, err = c.Scan(ctx, "t", hbase.Scan{Caching: 5}, func(r hbase.Result) bool {
+		if len(rows)%10 == 0 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		rows = append(rows, string(r.Row))
+		return true
+	})
+	if err != nil || !slices.Equal(rows, want) {
+		t.Fatalf("scan with a slow caller: %v, rows %v", err, rows)
+	}
+	if n := cl.OpenScanners(); n != 0 {
+		t.Fatalf("%d scanners left open", n)
+	}
+}

@@ -9,8 +9,10 @@
 // with HBase's return codes, check-and-mutate, RowMutations, cell TTLs,
 // batched and partial scan results, the max row size, scan metrics as
 // HBase counts them),
-// MasterService (table procedures, snapshots, cluster status, region moves,
-// the balancer switch, replication peers), the ClientMetaService registry
+// scanner leases (hbase.client.scanner.timeout.period),
+// MasterService (table procedures, snapshots and clones of them, cluster
+// status, region moves, the balancer switch, replication peers), the
+// ClientMetaService registry
 // and fault injection (failing calls, a method that always fails, a
 // read-only cluster, latency, killed servers, moves). It
 // must not own the data: every row and region lives in the engine, so what
@@ -42,6 +44,10 @@ type Options struct {
 	User string
 	// Security, when set, makes it a secured cluster: Kerberos, TLS or both.
 	Security *Security
+	// ScannerTimeout is HBase's hbase.client.scanner.timeout.period: how
+	// long a scanner outlives the call that last used it. Whole
+	// milliseconds; 0 is HBase's default, DefaultScannerTimeout.
+	ScannerTimeout time.Duration
 }
 
 // masterName names the master node in Calls and internal maps; engine
@@ -80,6 +86,10 @@ type Cluster struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
+	// lease is how long a scanner outlives its last call
+	// (hbase.client.scanner.timeout.period).
+	lease time.Duration
+
 	master  *node
 	servers []*node // engine order
 	byName  map[string]*node
@@ -92,14 +102,16 @@ type Cluster struct {
 	mu        sync.Mutex // guards the fields below
 	metaHost  string     // server hosting hbase:meta,,1
 	disabled  map[string]bool
+	offline   map[string]int // tables a clone stages in or fills: not served
 	procs     map[uint64]*pb.GetProcedureResultResponse
 	nextProc  uint64
 	failN     int
 	failClass string
 	calls     map[string]int64
 	scanners  map[uint64]*scanner
+	expired   map[uint64]struct{} // scanners whose lease ran out, till a call names them
 	nextScan  uint64
-	peers     []ReplicationPeer
+	peers     map[string]peer
 	closed    bool
 	failing   map[string]string // method -> exception class (FailMethod)
 	denied    map[string]int64  // changes refused by RejectWrites, per method
@@ -108,6 +120,11 @@ type Cluster struct {
 
 	adminMu sync.Mutex // serialises master procedures
 	wg      sync.WaitGroup
+
+	// gate is held shared by every ClientService call and exclusively
+	// while a table goes offline, so that a call that found the table
+	// online finishes before the table changes under it.
+	gate sync.RWMutex
 }
 
 // Start opens the master's and every region server's listener on
@@ -120,18 +137,26 @@ func Start(o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	lease, err := scannerLease(o.ScannerTimeout)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	c := &Cluster{
 		eng:      o.Engine,
 		user:     o.User,
 		sec:      sec,
+		lease:    lease,
 		ctx:      ctx,
 		stop:     stop,
 		byName:   map[string]*node{},
 		disabled: map[string]bool{},
+		offline:  map[string]int{},
 		procs:    map[uint64]*pb.GetProcedureResultResponse{},
 		calls:    map[string]int64{},
 		scanners: map[uint64]*scanner{},
+		expired:  map[uint64]struct{}{},
+		peers:    map[string]peer{},
 		failing:  map[string]string{},
 		denied:   map[string]int64{},
 	}
@@ -420,9 +445,11 @@ func (c *Cluster) clusterID() string {
 }
 
 // OpenScanners is how many scanners the cluster holds open: a client that
-// stops a scan early must close the one it had, prefetch or not.
+// stops a scan early must close the one it had, prefetch or not. One
+// whose lease expired is not open.
 func (c *Cluster) OpenScanners() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.reapScanners()
 	return len(c.scanners)
 }

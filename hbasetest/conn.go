@@ -69,13 +69,24 @@ type conn struct {
 	calls   chan call // to the connection's idle workers
 }
 
+// accept serves n's connections until its listener closes. Any other
+// failure to accept (the process out of file descriptors, say) is waited
+// out and retried: giving up would leave the port open, the kernel
+// completing connections into its backlog that no one reads, and every
+// call made on them unanswered.
 func (c *Cluster) accept(n *node) {
 	defer c.wg.Done()
+	var pause time.Duration
 	for {
 		nc, err := n.ln.Accept()
 		if err != nil {
-			return
+			pause = acceptPause(pause)
+			if errors.Is(err, net.ErrClosed) || !c.sleep(pause) {
+				return
+			}
+			continue
 		}
+		pause = 0
 		n.mu.Lock()
 		if n.dead {
 			n.mu.Unlock()
@@ -86,6 +97,28 @@ func (c *Cluster) accept(n *node) {
 		n.mu.Unlock()
 		c.wg.Add(1)
 		go c.serveConn(n, nc)
+	}
+}
+
+// acceptPause is the wait after a failed accept that followed one of
+// last: 5 ms, doubling to at most a second, as net/http waits.
+func acceptPause(last time.Duration) time.Duration {
+	if last == 0 {
+		return 5 * time.Millisecond
+	}
+	return min(2*last, time.Second)
+}
+
+// sleep waits d, or less if the cluster closes; it reports whether the
+// cluster is still open.
+func (c *Cluster) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.ctx.Done():
+		return false
 	}
 }
 
@@ -217,7 +250,7 @@ func (cn *conn) handle(rh *pb.RequestHeader, param, cells []byte, delay time.Dur
 			ExceptionClassName: proto.String(he.class),
 			StackTrace:         proto.String(he.stackTrace()),
 		}
-		if he.class == wire.ExcDoNotRetryIO || he.class == wire.ExcAccessDenied {
+		if doNotRetry[he.class] {
 			hdr.Exception.DoNotRetry = proto.Bool(true)
 		}
 		msg, out = nil, nil
@@ -227,6 +260,14 @@ func (cn *conn) handle(rh *pb.RequestHeader, param, cells []byte, delay time.Dur
 	if werr := wire.WriteResponse(cn.nc, hdr, msg, out); werr != nil {
 		cn.nc.Close()
 	}
+}
+
+// doNotRetry holds the exceptions sent with do_not_retry: HBase sets it
+// for every DoNotRetryIOException; these are the ones a client here may
+// branch on.
+var doNotRetry = map[string]bool{
+	wire.ExcDoNotRetryIO: true, wire.ExcAccessDenied: true,
+	wire.ExcUnknownScanner: true, excPeerNotFound: true,
 }
 
 // unknownMethod is HBase's answer to a method its service lacks.
@@ -258,6 +299,8 @@ func (cn *conn) dispatch(method string, param, cells []byte) (proto.Message, []b
 	}
 	switch cn.service {
 	case wire.ServiceClient:
+		cn.c.gate.RLock()
+		defer cn.c.gate.RUnlock()
 		if class, ok := cn.c.takeFailure(); ok {
 			return nil, nil, excf(class, "injected failure of %s", method)
 		}

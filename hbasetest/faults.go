@@ -41,6 +41,8 @@ var masterChanges = map[string]bool{
 	"CreateTable": true, "DisableTable": true, "EnableTable": true, "DeleteTable": true,
 	"Snapshot": true, "DeleteSnapshot": true, "RestoreSnapshot": true,
 	"MoveRegion": true, "SetBalancerRunning": true,
+	"AddReplicationPeer": true, "RemoveReplicationPeer": true, "EnableReplicationPeer": true,
+	"DisableReplicationPeer": true, "UpdateReplicationPeerConfig": true,
 }
 
 // injected is the failure FailMethod or RejectWrites set for this call, if

@@ -15,7 +15,6 @@ import (
 )
 
 const (
-	scannerTTL        = 60 * time.Second
 	defaultMaxResult  = 2 << 20 // HBase's default max_result_size
 	unlimitedRowsHint = math.MaxInt32
 	// defaultScanTimeLimit bounds the reading of one scan call (HBase
@@ -144,32 +143,23 @@ func (cn *conn) scan(param []byte) (proto.Message, []byte, error) {
 		return cn.openScanner(req)
 	}
 	id := req.GetScannerId()
-	c.mu.Lock()
-	s := c.scanners[id]
-	if s != nil && s.node != cn.node.name {
-		s = nil
-	}
-	c.mu.Unlock()
 	if req.GetCloseScanner() && req.GetNumberOfRows() == 0 {
-		c.dropScanner(id)
+		if err := c.closeScanner(id); err != nil {
+			return nil, nil, err
+		}
 		return &pb.ScanResponse{}, nil, nil
 	}
-	if s == nil {
-		return nil, nil, excf(wire.ExcUnknownScanner, "Unknown scanner '%d'. This can happen due to any of the following reasons: a) Scanner id given is wrong, b) Scanner lease expired because of long wait between consecutive client checkins, c) Server may be closing down, d) RegionServer restart during upgrade.", id)
+	s, err := c.lockScanner(id, cn.node.name)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if time.Since(s.lastUsed) > scannerTTL {
-		c.dropScanner(id)
-		return nil, nil, excf(wire.ExcUnknownScanner, "Unknown scanner '%d': lease expired", id)
-	}
-	s.lastUsed = time.Now()
+	defer releaseScanner(s)
 	if _, err := cn.region(&pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(s.regionName)}); err != nil {
 		c.dropScanner(id)
 		return nil, nil, err
 	}
 	if req.GetRenew() {
-		return &pb.ScanResponse{ScannerId: proto.Uint64(id), Ttl: proto.Uint32(uint32(scannerTTL.Milliseconds()))}, nil, nil
+		return &pb.ScanResponse{ScannerId: proto.Uint64(id), Ttl: proto.Uint32(c.leaseMillis())}, nil, nil
 	}
 	return cn.serveRows(s, req)
 }
@@ -237,6 +227,7 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		}
 	}
 	c.mu.Lock()
+	c.reapScanners()
 	c.nextScan++
 	s.id = c.nextScan
 	c.scanners[s.id] = s
@@ -249,7 +240,7 @@ func (cn *conn) openScanner(req *pb.ScanRequest) (proto.Message, []byte, error) 
 		req.NumberOfRows = proto.Uint32(n)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer releaseScanner(s)
 	return cn.serveRows(s, req)
 }
 
@@ -306,7 +297,7 @@ func (cn *conn) serveRows(s *scanner, req *pb.ScanRequest) (proto.Message, []byt
 		ScannerId:           proto.Uint64(s.id),
 		MoreResults:         proto.Bool(whole),
 		MoreResultsInRegion: proto.Bool(more),
-		Ttl:                 proto.Uint32(uint32(scannerTTL.Milliseconds())),
+		Ttl:                 proto.Uint32(c.leaseMillis()),
 	}
 	if heartbeat {
 		resp.HeartbeatMessage = proto.Bool(true)

@@ -28,7 +28,9 @@ func (c *Cluster) snapshotCall(method string, param []byte) (proto.Message, erro
 			infos, err := c.eng.Snapshots()
 			resp := &pb.GetCompletedSnapshotsResponse{}
 			for _, in := range infos {
-				resp.Snapshots = append(resp.Snapshots, snapshotDesc(in))
+				if !staging(in.Name) {
+					resp.Snapshots = append(resp.Snapshots, snapshotDesc(in))
+				}
 			}
 			return resp, err
 		})
@@ -102,9 +104,11 @@ func (c *Cluster) snapshotDone(req *pb.IsSnapshotDoneRequest) (proto.Message, er
 	return &pb.IsSnapshotDoneResponse{Done: proto.Bool(true), Snapshot: snapshotDesc(in)}, nil
 }
 
-// restoreSnapshot puts a snapshot back into its table, which must be
-// disabled (it stays so), or creates the table from it when it is gone
-// (HBase's clone; the table comes back enabled).
+// restoreSnapshot puts a snapshot back into the table the request names
+// (its own table when it names none), as HBase's restoreOrCloneSnapshot:
+// its own table must be disabled (it stays so), or is created from it
+// when it is gone; another table is a clone, created from the snapshot
+// (and enabled), and must not exist.
 func (c *Cluster) restoreSnapshot(req *pb.RestoreSnapshotRequest) (proto.Message, error) {
 	name := req.GetSnapshot().GetName()
 	c.adminMu.Lock()
@@ -113,8 +117,16 @@ func (c *Cluster) restoreSnapshot(req *pb.RestoreSnapshotRequest) (proto.Message
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
+	if !ok || staging(name) {
 		return nil, snapshotErr(embedded.ErrNoSnapshot, name)
+	}
+	target, err := restoreTarget(req.GetSnapshot(), in)
+	if err != nil {
+		return nil, err
+	}
+	if target != in.Table {
+		id, err := c.cloneSnapshot(in, target)
+		return &pb.RestoreSnapshotResponse{ProcId: proto.Uint64(id)}, err
 	}
 	if c.exists(in.Table) && !c.isDisabled(in.Table) {
 		return nil, excf(wire.ExcTableNotDisabled, "%s", in.Table)
@@ -123,4 +135,13 @@ func (c *Cluster) restoreSnapshot(req *pb.RestoreSnapshotRequest) (proto.Message
 		return nil, snapshotErr(err, name)
 	}
 	return &pb.RestoreSnapshotResponse{ProcId: proto.Uint64(c.newProc())}, nil
+}
+
+// restoreTarget is the table a restore request names, or the snapshot's
+// own.
+func restoreTarget(desc *pb.SnapshotDescription, in embedded.SnapshotInfo) (string, error) {
+	if desc.GetTable() == "" {
+		return in.Table, nil
+	}
+	return userTable(wire.TableFromText(desc.GetTable()))
 }

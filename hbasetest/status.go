@@ -1,9 +1,7 @@
 package hbasetest
 
 import (
-	"regexp"
 	"slices"
-	"sort"
 	"time"
 
 	"commentbench/hbase/pb"
@@ -35,8 +33,9 @@ func (c *Cluster) clusterCall(method string, param []byte) (proto.Message, error
 		return handle(param, &pb.IsBalancerEnabledRequest{}, func(*pb.IsBalancerEnabledRequest) (proto.Message, error) {
 			return &pb.IsBalancerEnabledResponse{Enabled: proto.Bool(c.eng.BalancerEnabled())}, nil
 		})
-	case "ListReplicationPeers":
-		return handle(param, &pb.ListReplicationPeersRequest{}, c.replicationPeers)
+	}
+	if resp, ok, err := c.replicationCall(method, param); ok {
+		return resp, err
 	}
 	return c.snapshotCall(method, param)
 }
@@ -195,52 +194,4 @@ func nextServer(live []*node, cur string) string {
 		}
 	}
 	return live[0].name
-}
-
-// ReplicationPeer is a replication peer the master lists.
-type ReplicationPeer struct {
-	ID         string
-	ClusterKey string // quorum:port:znode parent of the peer cluster
-	Enabled    bool
-}
-
-// AddReplicationPeer makes ListReplicationPeers report a peer. Nothing is
-// replicated: the cluster only keeps what HBase's master would list.
-func (c *Cluster) AddReplicationPeer(p ReplicationPeer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.peers = slices.DeleteFunc(c.peers, func(q ReplicationPeer) bool { return q.ID == p.ID })
-	c.peers = append(c.peers, p)
-	sort.Slice(c.peers, func(i, j int) bool { return c.peers[i].ID < c.peers[j].ID })
-}
-
-// replicationPeers lists the peers whose whole id the regex matches.
-func (c *Cluster) replicationPeers(req *pb.ListReplicationPeersRequest) (proto.Message, error) {
-	pat := ".*"
-	if req.Regex != nil {
-		pat = req.GetRegex()
-	}
-	re, err := regexp.Compile("^(?:" + pat + ")$")
-	if err != nil {
-		return nil, excf(wire.ExcDoNotRetryIO, "bad regex %q: %v", pat, err)
-	}
-	c.mu.Lock()
-	peers := slices.Clone(c.peers)
-	c.mu.Unlock()
-	resp := &pb.ListReplicationPeersResponse{}
-	for _, p := range peers {
-		if !re.MatchString(p.ID) {
-			continue
-		}
-		state := pb.ReplicationState_DISABLED
-		if p.Enabled {
-			state = pb.ReplicationState_ENABLED
-		}
-		resp.PeerDesc = append(resp.PeerDesc, &pb.ReplicationPeerDescription{
-			Id:     proto.String(p.ID),
-			State:  &pb.ReplicationState{State: state.Enum()},
-			Config: &pb.ReplicationPeer{Clusterkey: proto.String(p.ClusterKey)},
-		})
-	}
-	return resp, nil
 }

@@ -16,11 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -41,6 +43,7 @@ type options struct {
 	commands  bool
 	flagsFile string
 	maxRow    int64
+	lease     time.Duration
 
 	keytab, principal, protection string
 	tlsCert, tlsKey, tlsClientCA  string
@@ -112,6 +115,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.faults, "fault", "", "failures to rehearse, AFTER:ACTION[:ARG...] comma-separated, AFTER from start (e.g. 20s:kill:rs2,30s:split:cb_comment); see --help")
 	fs.BoolVar(&o.commands, "commands", false, "read failure commands from stdin, one per line (kill rs2, split TABLE [KEY], move TABLE [SERVER], busy N, status)")
 	fs.StringVar(&o.flagsFile, "flags-file", "", "also write the flags line to this file (for scripts)")
+	fs.DurationVar(&o.lease, "scanner-timeout", hbasetest.DefaultScannerTimeout, "how long a scanner outlives the client call that last used it (HBase's hbase.client.scanner.timeout.period): past it the scanner is gone and its next call fails with UnknownScannerException")
 	fs.Int64Var(&o.maxRow, "max-row-size", store.DefaultMaxRowSize, "the `BYTES` of one row a Get or scan call may return (HBase's hbase.table.max.rowsize): past them the read fails with RowTooBigException")
 	fs.StringVar(&o.keytab, "keytab", "", "Kerberos: the servers' service keytab; every client must then authenticate (SASL GSSAPI)")
 	fs.StringVar(&o.principal, "principal", "", "Kerberos: the servers' principal in --keytab, e.g. hbase/localhost@REALM")
@@ -137,6 +141,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	if o.maxRow <= 0 {
 		return o, fmt.Errorf("--max-row-size %d: want a positive number of bytes", o.maxRow)
+	}
+	if o.lease < time.Millisecond || o.lease%time.Millisecond != 0 || o.lease.Milliseconds() > math.MaxUint32 {
+		return o, fmt.Errorf("--scanner-timeout %v: want a whole number of milliseconds from 1ms to %v (HBase counts hbase.client.scanner.timeout.period in milliseconds)",
+			o.lease, time.Duration(math.MaxUint32)*time.Millisecond)
 	}
 	if (o.keytab == "") != (o.principal == "") {
 		return o, errors.New("--keytab and --principal go together: the service keytab and the principal in it")
@@ -200,7 +208,7 @@ func start(o options) (*minicluster, error) {
 		eng.Close()
 		return nil, err
 	}
-	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng, Security: sec})
+	cl, err := hbasetest.Start(hbasetest.Options{Engine: eng, Security: sec, ScannerTimeout: o.lease})
 	if err != nil {
 		eng.Close()
 		return nil, err

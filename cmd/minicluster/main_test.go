@@ -11,7 +11,12 @@ import (
 	"time"
 
 	"commentbench/hbase"
+	"commentbench/hbase/pb"
+	"commentbench/hbase/wire"
+	"commentbench/hbasetest"
 	"commentbench/store"
+
+	"google.golang.org/protobuf/proto"
 )
 
 func TestParseSchedule(t *testing.T) {
@@ -189,4 +194,69 @@ func TestMaxRowSizeFlag(t *testing.T) {
 	if _, err := c.Get(ctx, "t", []byte("thin"), ""); err != nil {
 		t.Errorf("get of 93 bytes: %v", err)
 	}
+}
+
+// --scanner-timeout is the cluster's hbase.client.scanner.timeout.period:
+// each scan answer carries it as the scanner's lease; a value that is not
+// a whole, positive number of milliseconds is refused, naming the flag and
+// the value.
+func TestScannerTimeoutFlag(t *testing.T) {
+	if o, err := parseFlags(nil, io.Discard, io.Discard); err != nil || o.lease != hbasetest.DefaultScannerTimeout {
+		t.Fatalf("default: %v %v", o.lease, err)
+	}
+	for _, bad := range []string{"0s", "-1s", "500us", "1500us", "1200h", "soon"} {
+		_, err := parseFlags([]string{"--scanner-timeout", bad}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "scanner-timeout") {
+			t.Errorf("--scanner-timeout %s: %v", bad, err)
+		}
+	}
+	o, err := parseFlags([]string{"--servers", "1", "--no-splits", "--scanner-timeout", "250ms"}, io.Discard, io.Discard)
+	if err != nil || o.lease != 250*time.Millisecond {
+		t.Fatalf("parse: %v %v", o.lease, err)
+	}
+	mc, err := start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.stop(io.Discard)
+	if err := mc.eng.CreateTable(context.Background(), store.TableSpec{Name: "t", Family: "f"}); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := scanTTL(t, mc, "t"); ttl != 250 {
+		t.Fatalf("scan answered a lease of %d ms, want 250", ttl)
+	}
+}
+
+// scanTTL opens a scanner on table's first region and returns the lease
+// the answer gives it.
+func scanTTL(t *testing.T, mc *minicluster, table string) uint32 {
+	t.Helper()
+	rs, err := mc.eng.Regions(context.Background(), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := mc.cl.ServerAddr(rs[0].Server)
+	nc, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
+	req := &pb.ScanRequest{Region: &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(rs[0].Name)},
+		Scan: &pb.Scan{}, NumberOfRows: proto.Uint32(1), CloseScanner: proto.Bool(true)}
+	if err := wire.WritePreamble(nc, wire.ServiceClient, "tester", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := wire.WriteRequest(nc, &pb.RequestHeader{CallId: proto.Uint32(1), MethodName: proto.String("Scan")}, req, nil); err != nil {
+		t.Fatal(err)
+	}
+	hdr, msg, _, err := wire.ReadResponse(bufio.NewReader(nc))
+	if err != nil || hdr.GetException() != nil {
+		t.Fatalf("scan: %v %v", err, hdr.GetException())
+	}
+	resp := &pb.ScanResponse{}
+	if err := proto.Unmarshal(msg, resp); err != nil {
+		t.Fatal(err)
+	}
+	return resp.GetTtl()
 }

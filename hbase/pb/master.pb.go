@@ -1712,8 +1712,7 @@ const file_hbase_proto_master_proto_rawDesc = "" +
 	"restoreACL\x18\x04 \x01(\b:\x05falseR\n" +
 	"restoreACL\"2\n" +
 	"\x17RestoreSnapshotResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x02(\x04R\x06procId2\xee\n" +
-	"\n" +
+	"\aproc_id\x18\x01 \x02(\x04R\x06procId2\xff\x0f\n" +
 	"\rMasterService\x12J\n" +
 	"\vCreateTable\x12\x1c.hbase.pb.CreateTableRequest\x1a\x1d.hbase.pb.CreateTableResponse\x12M\n" +
 	"\fDisableTable\x12\x1d.hbase.pb.DisableTableRequest\x1a\x1e.hbase.pb.DisableTableResponse\x12J\n" +
@@ -1731,7 +1730,13 @@ const file_hbase_proto_master_proto_rawDesc = "" +
 	"\x15GetCompletedSnapshots\x12&.hbase.pb.GetCompletedSnapshotsRequest\x1a'.hbase.pb.GetCompletedSnapshotsResponse\x12S\n" +
 	"\x0eDeleteSnapshot\x12\x1f.hbase.pb.DeleteSnapshotRequest\x1a .hbase.pb.DeleteSnapshotResponse\x12V\n" +
 	"\x0fRestoreSnapshot\x12 .hbase.pb.RestoreSnapshotRequest\x1a!.hbase.pb.RestoreSnapshotResponse\x12e\n" +
-	"\x14ListReplicationPeers\x12%.hbase.pb.ListReplicationPeersRequest\x1a&.hbase.pb.ListReplicationPeersResponseB\x17Z\x15commentbench/hbase/pb"
+	"\x14ListReplicationPeers\x12%.hbase.pb.ListReplicationPeersRequest\x1a&.hbase.pb.ListReplicationPeersResponse\x12_\n" +
+	"\x12AddReplicationPeer\x12#.hbase.pb.AddReplicationPeerRequest\x1a$.hbase.pb.AddReplicationPeerResponse\x12h\n" +
+	"\x15RemoveReplicationPeer\x12&.hbase.pb.RemoveReplicationPeerRequest\x1a'.hbase.pb.RemoveReplicationPeerResponse\x12h\n" +
+	"\x15EnableReplicationPeer\x12&.hbase.pb.EnableReplicationPeerRequest\x1a'.hbase.pb.EnableReplicationPeerResponse\x12k\n" +
+	"\x16DisableReplicationPeer\x12'.hbase.pb.DisableReplicationPeerRequest\x1a(.hbase.pb.DisableReplicationPeerResponse\x12q\n" +
+	"\x18GetReplicationPeerConfig\x12).hbase.pb.GetReplicationPeerConfigRequest\x1a*.hbase.pb.GetReplicationPeerConfigResponse\x12z\n" +
+	"\x1bUpdateReplicationPeerConfig\x12,.hbase.pb.UpdateReplicationPeerConfigRequest\x1a-.hbase.pb.UpdateReplicationPeerConfigResponseB\x17Z\x15commentbench/hbase/pb"
 
 var (
 	file_hbase_proto_master_proto_rawDescOnce sync.Once
@@ -1748,47 +1753,59 @@ func file_hbase_proto_master_proto_rawDescGZIP() []byte {
 var file_hbase_proto_master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_hbase_proto_master_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_hbase_proto_master_proto_goTypes = []any{
-	(GetProcedureResultResponse_State)(0), // 0: hbase.pb.GetProcedureResultResponse.State
-	(*CreateTableRequest)(nil),            // 1: hbase.pb.CreateTableRequest
-	(*CreateTableResponse)(nil),           // 2: hbase.pb.CreateTableResponse
-	(*DeleteTableRequest)(nil),            // 3: hbase.pb.DeleteTableRequest
-	(*DeleteTableResponse)(nil),           // 4: hbase.pb.DeleteTableResponse
-	(*EnableTableRequest)(nil),            // 5: hbase.pb.EnableTableRequest
-	(*EnableTableResponse)(nil),           // 6: hbase.pb.EnableTableResponse
-	(*DisableTableRequest)(nil),           // 7: hbase.pb.DisableTableRequest
-	(*DisableTableResponse)(nil),          // 8: hbase.pb.DisableTableResponse
-	(*GetTableNamesRequest)(nil),          // 9: hbase.pb.GetTableNamesRequest
-	(*GetTableNamesResponse)(nil),         // 10: hbase.pb.GetTableNamesResponse
-	(*GetProcedureResultRequest)(nil),     // 11: hbase.pb.GetProcedureResultRequest
-	(*GetProcedureResultResponse)(nil),    // 12: hbase.pb.GetProcedureResultResponse
-	(*GetClusterStatusRequest)(nil),       // 13: hbase.pb.GetClusterStatusRequest
-	(*GetClusterStatusResponse)(nil),      // 14: hbase.pb.GetClusterStatusResponse
-	(*MoveRegionRequest)(nil),             // 15: hbase.pb.MoveRegionRequest
-	(*MoveRegionResponse)(nil),            // 16: hbase.pb.MoveRegionResponse
-	(*SetBalancerRunningRequest)(nil),     // 17: hbase.pb.SetBalancerRunningRequest
-	(*SetBalancerRunningResponse)(nil),    // 18: hbase.pb.SetBalancerRunningResponse
-	(*IsBalancerEnabledRequest)(nil),      // 19: hbase.pb.IsBalancerEnabledRequest
-	(*IsBalancerEnabledResponse)(nil),     // 20: hbase.pb.IsBalancerEnabledResponse
-	(*SnapshotRequest)(nil),               // 21: hbase.pb.SnapshotRequest
-	(*SnapshotResponse)(nil),              // 22: hbase.pb.SnapshotResponse
-	(*IsSnapshotDoneRequest)(nil),         // 23: hbase.pb.IsSnapshotDoneRequest
-	(*IsSnapshotDoneResponse)(nil),        // 24: hbase.pb.IsSnapshotDoneResponse
-	(*GetCompletedSnapshotsRequest)(nil),  // 25: hbase.pb.GetCompletedSnapshotsRequest
-	(*GetCompletedSnapshotsResponse)(nil), // 26: hbase.pb.GetCompletedSnapshotsResponse
-	(*DeleteSnapshotRequest)(nil),         // 27: hbase.pb.DeleteSnapshotRequest
-	(*DeleteSnapshotResponse)(nil),        // 28: hbase.pb.DeleteSnapshotResponse
-	(*RestoreSnapshotRequest)(nil),        // 29: hbase.pb.RestoreSnapshotRequest
-	(*RestoreSnapshotResponse)(nil),       // 30: hbase.pb.RestoreSnapshotResponse
-	(*TableSchema)(nil),                   // 31: hbase.pb.TableSchema
-	(*TableName)(nil),                     // 32: hbase.pb.TableName
-	(*ForeignExceptionMessage)(nil),       // 33: hbase.pb.ForeignExceptionMessage
-	(Option)(0),                           // 34: hbase.pb.Option
-	(*ClusterStatus)(nil),                 // 35: hbase.pb.ClusterStatus
-	(*RegionSpecifier)(nil),               // 36: hbase.pb.RegionSpecifier
-	(*ServerName)(nil),                    // 37: hbase.pb.ServerName
-	(*SnapshotDescription)(nil),           // 38: hbase.pb.SnapshotDescription
-	(*ListReplicationPeersRequest)(nil),   // 39: hbase.pb.ListReplicationPeersRequest
-	(*ListReplicationPeersResponse)(nil),  // 40: hbase.pb.ListReplicationPeersResponse
+	(GetProcedureResultResponse_State)(0),       // 0: hbase.pb.GetProcedureResultResponse.State
+	(*CreateTableRequest)(nil),                  // 1: hbase.pb.CreateTableRequest
+	(*CreateTableResponse)(nil),                 // 2: hbase.pb.CreateTableResponse
+	(*DeleteTableRequest)(nil),                  // 3: hbase.pb.DeleteTableRequest
+	(*DeleteTableResponse)(nil),                 // 4: hbase.pb.DeleteTableResponse
+	(*EnableTableRequest)(nil),                  // 5: hbase.pb.EnableTableRequest
+	(*EnableTableResponse)(nil),                 // 6: hbase.pb.EnableTableResponse
+	(*DisableTableRequest)(nil),                 // 7: hbase.pb.DisableTableRequest
+	(*DisableTableResponse)(nil),                // 8: hbase.pb.DisableTableResponse
+	(*GetTableNamesRequest)(nil),                // 9: hbase.pb.GetTableNamesRequest
+	(*GetTableNamesResponse)(nil),               // 10: hbase.pb.GetTableNamesResponse
+	(*GetProcedureResultRequest)(nil),           // 11: hbase.pb.GetProcedureResultRequest
+	(*GetProcedureResultResponse)(nil),          // 12: hbase.pb.GetProcedureResultResponse
+	(*GetClusterStatusRequest)(nil),             // 13: hbase.pb.GetClusterStatusRequest
+	(*GetClusterStatusResponse)(nil),            // 14: hbase.pb.GetClusterStatusResponse
+	(*MoveRegionRequest)(nil),                   // 15: hbase.pb.MoveRegionRequest
+	(*MoveRegionResponse)(nil),                  // 16: hbase.pb.MoveRegionResponse
+	(*SetBalancerRunningRequest)(nil),           // 17: hbase.pb.SetBalancerRunningRequest
+	(*SetBalancerRunningResponse)(nil),          // 18: hbase.pb.SetBalancerRunningResponse
+	(*IsBalancerEnabledRequest)(nil),            // 19: hbase.pb.IsBalancerEnabledRequest
+	(*IsBalancerEnabledResponse)(nil),           // 20: hbase.pb.IsBalancerEnabledResponse
+	(*SnapshotRequest)(nil),                     // 21: hbase.pb.SnapshotRequest
+	(*SnapshotResponse)(nil),                    // 22: hbase.pb.SnapshotResponse
+	(*IsSnapshotDoneRequest)(nil),               // 23: hbase.pb.IsSnapshotDoneRequest
+	(*IsSnapshotDoneResponse)(nil),              // 24: hbase.pb.IsSnapshotDoneResponse
+	(*GetCompletedSnapshotsRequest)(nil),        // 25: hbase.pb.GetCompletedSnapshotsRequest
+	(*GetCompletedSnapshotsResponse)(nil),       // 26: hbase.pb.GetCompletedSnapshotsResponse
+	(*DeleteSnapshotRequest)(nil),               // 27: hbase.pb.DeleteSnapshotRequest
+	(*DeleteSnapshotResponse)(nil),              // 28: hbase.pb.DeleteSnapshotResponse
+	(*RestoreSnapshotRequest)(nil),              // 29: hbase.pb.RestoreSnapshotRequest
+	(*RestoreSnapshotResponse)(nil),             // 30: hbase.pb.RestoreSnapshotResponse
+	(*TableSchema)(nil),                         // 31: hbase.pb.TableSchema
+	(*TableName)(nil),                           // 32: hbase.pb.TableName
+	(*ForeignExceptionMessage)(nil),             // 33: hbase.pb.ForeignExceptionMessage
+	(Option)(0),                                 // 34: hbase.pb.Option
+	(*ClusterStatus)(nil),                       // 35: hbase.pb.ClusterStatus
+	(*RegionSpecifier)(nil),                     // 36: hbase.pb.RegionSpecifier
+	(*ServerName)(nil),                          // 37: hbase.pb.ServerName
+	(*SnapshotDescription)(nil),                 // 38: hbase.pb.SnapshotDescription
+	(*ListReplicationPeersRequest)(nil),         // 39: hbase.pb.ListReplicationPeersRequest
+	(*AddReplicationPeerRequest)(nil),           // 40: hbase.pb.AddReplicationPeerRequest
+	(*RemoveReplicationPeerRequest)(nil),        // 41: hbase.pb.RemoveReplicationPeerRequest
+	(*EnableReplicationPeerRequest)(nil),        // 42: hbase.pb.EnableReplicationPeerRequest
+	(*DisableReplicationPeerRequest)(nil),       // 43: hbase.pb.DisableReplicationPeerRequest
+	(*GetReplicationPeerConfigRequest)(nil),     // 44: hbase.pb.GetReplicationPeerConfigRequest
+	(*UpdateReplicationPeerConfigRequest)(nil),  // 45: hbase.pb.UpdateReplicationPeerConfigRequest
+	(*ListReplicationPeersResponse)(nil),        // 46: hbase.pb.ListReplicationPeersResponse
+	(*AddReplicationPeerResponse)(nil),          // 47: hbase.pb.AddReplicationPeerResponse
+	(*RemoveReplicationPeerResponse)(nil),       // 48: hbase.pb.RemoveReplicationPeerResponse
+	(*EnableReplicationPeerResponse)(nil),       // 49: hbase.pb.EnableReplicationPeerResponse
+	(*DisableReplicationPeerResponse)(nil),      // 50: hbase.pb.DisableReplicationPeerResponse
+	(*GetReplicationPeerConfigResponse)(nil),    // 51: hbase.pb.GetReplicationPeerConfigResponse
+	(*UpdateReplicationPeerConfigResponse)(nil), // 52: hbase.pb.UpdateReplicationPeerConfigResponse
 }
 var file_hbase_proto_master_proto_depIdxs = []int32{
 	31, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
@@ -1824,24 +1841,36 @@ var file_hbase_proto_master_proto_depIdxs = []int32{
 	27, // 30: hbase.pb.MasterService.DeleteSnapshot:input_type -> hbase.pb.DeleteSnapshotRequest
 	29, // 31: hbase.pb.MasterService.RestoreSnapshot:input_type -> hbase.pb.RestoreSnapshotRequest
 	39, // 32: hbase.pb.MasterService.ListReplicationPeers:input_type -> hbase.pb.ListReplicationPeersRequest
-	2,  // 33: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
-	8,  // 34: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
-	6,  // 35: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
-	4,  // 36: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
-	10, // 37: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
-	12, // 38: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
-	14, // 39: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
-	16, // 40: hbase.pb.MasterService.MoveRegion:output_type -> hbase.pb.MoveRegionResponse
-	18, // 41: hbase.pb.MasterService.SetBalancerRunning:output_type -> hbase.pb.SetBalancerRunningResponse
-	20, // 42: hbase.pb.MasterService.IsBalancerEnabled:output_type -> hbase.pb.IsBalancerEnabledResponse
-	22, // 43: hbase.pb.MasterService.Snapshot:output_type -> hbase.pb.SnapshotResponse
-	24, // 44: hbase.pb.MasterService.IsSnapshotDone:output_type -> hbase.pb.IsSnapshotDoneResponse
-	26, // 45: hbase.pb.MasterService.GetCompletedSnapshots:output_type -> hbase.pb.GetCompletedSnapshotsResponse
-	28, // 46: hbase.pb.MasterService.DeleteSnapshot:output_type -> hbase.pb.DeleteSnapshotResponse
-	30, // 47: hbase.pb.MasterService.RestoreSnapshot:output_type -> hbase.pb.RestoreSnapshotResponse
-	40, // 48: hbase.pb.MasterService.ListReplicationPeers:output_type -> hbase.pb.ListReplicationPeersResponse
-	33, // [33:49] is the sub-list for method output_type
-	17, // [17:33] is the sub-list for method input_type
+	40, // 33: hbase.pb.MasterService.AddReplicationPeer:input_type -> hbase.pb.AddReplicationPeerRequest
+	41, // 34: hbase.pb.MasterService.RemoveReplicationPeer:input_type -> hbase.pb.RemoveReplicationPeerRequest
+	42, // 35: hbase.pb.MasterService.EnableReplicationPeer:input_type -> hbase.pb.EnableReplicationPeerRequest
+	43, // 36: hbase.pb.MasterService.DisableReplicationPeer:input_type -> hbase.pb.DisableReplicationPeerRequest
+	44, // 37: hbase.pb.MasterService.GetReplicationPeerConfig:input_type -> hbase.pb.GetReplicationPeerConfigRequest
+	45, // 38: hbase.pb.MasterService.UpdateReplicationPeerConfig:input_type -> hbase.pb.UpdateReplicationPeerConfigRequest
+	2,  // 39: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
+	8,  // 40: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
+	6,  // 41: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
+	4,  // 42: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
+	10, // 43: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
+	12, // 44: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
+	14, // 45: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
+	16, // 46: hbase.pb.MasterService.MoveRegion:output_type -> hbase.pb.MoveRegionResponse
+	18, // 47: hbase.pb.MasterService.SetBalancerRunning:output_type -> hbase.pb.SetBalancerRunningResponse
+	20, // 48: hbase.pb.MasterService.IsBalancerEnabled:output_type -> hbase.pb.IsBalancerEnabledResponse
+	22, // 49: hbase.pb.MasterService.Snapshot:output_type -> hbase.pb.SnapshotResponse
+	24, // 50: hbase.pb.MasterService.IsSnapshotDone:output_type -> hbase.pb.IsSnapshotDoneResponse
+	26, // 51: hbase.pb.MasterService.GetCompletedSnapshots:output_type -> hbase.pb.GetCompletedSnapshotsResponse
+	28, // 52: hbase.pb.MasterService.DeleteSnapshot:output_type -> hbase.pb.DeleteSnapshotResponse
+	30, // 53: hbase.pb.MasterService.RestoreSnapshot:output_type -> hbase.pb.RestoreSnapshotResponse
+	46, // 54: hbase.pb.MasterService.ListReplicationPeers:output_type -> hbase.pb.ListReplicationPeersResponse
+	47, // 55: hbase.pb.MasterService.AddReplicationPeer:output_type -> hbase.pb.AddReplicationPeerResponse
+	48, // 56: hbase.pb.MasterService.RemoveReplicationPeer:output_type -> hbase.pb.RemoveReplicationPeerResponse
+	49, // 57: hbase.pb.MasterService.EnableReplicationPeer:output_type -> hbase.pb.EnableReplicationPeerResponse
+	50, // 58: hbase.pb.MasterService.DisableReplicationPeer:output_type -> hbase.pb.DisableReplicationPeerResponse
+	51, // 59: hbase.pb.MasterService.GetReplicationPeerConfig:output_type -> hbase.pb.GetReplicationPeerConfigResponse
+	52, // 60: hbase.pb.MasterService.UpdateReplicationPeerConfig:output_type -> hbase.pb.UpdateReplicationPeerConfigResponse
+	39, // [39:61] is the sub-list for method output_type
+	17, // [17:39] is the sub-list for method input_type
 	17, // [17:17] is the sub-list for extension type_name
 	17, // [17:17] is the sub-list for extension extendee
 	0,  // [0:17] is the sub-list for field type_name
