@@ -91,16 +91,19 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoSplits, "no-splits", false, "embedded: never split regions automatically")
 	fs.Int64Var(&f.BlockCache, "block-cache", 2<<30, "embedded: the block cache in bytes, as a region server's, taken as blocks are read: a run whose data outgrows it reads more from disk, and slows")
 	fs.BoolVar(&f.Sync, "sync", false, "make each write durable before it is acknowledged (embedded: without it a crash can lose the writes of about the last second), and the run's ledger record of it (either backend)")
+	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase: write into existing tables the harness did not create")
 	fs.StringVar(&f.maxRowSize, "max-row-size", "1GiB", "embedded: the most of one row a read may return whole, as HBase's hbase.table.max.rowsize (modeled): a whole-row read of a bigger row fails as HBase's RowTooBigException; a read of a slice of its columns does not")
 	f.registerHBase(fs)
 }
 
 // RegisterRead adds the flags a command that reads existing data needs:
-// where the data is, not how to write or split it.
+// where the data is, not how to write or split it; and, for its repairs,
+// whether it may write into tables another made.
 func (f *Flags) RegisterRead(fs *pflag.FlagSet) {
 	f.registerWhere(fs, "embedded: the data directory loadgen wrote")
 	f.Servers, f.SplitInitial, f.SplitMax = 3, 1<<20, 16<<20
 	f.registerHBase(fs)
+	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase, with --repair --yes: write the repairs into existing tables the harness did not create (a check only reads, and needs it not)")
 }
 
 func (f *Flags) registerWhere(fs *pflag.FlagSet, dataDir string) {
@@ -115,7 +118,6 @@ func (f *Flags) registerHBase(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.DialTimeout, "hbase-timeout", 10*time.Second, "hbase: time to reach the cluster before giving up")
 	fs.DurationVar(&f.CallTimeout, "hbase-call-timeout", 30*time.Second, "hbase: deadline of one RPC")
 	fs.StringVar(&f.Prefix, "table-prefix", "cb_", "hbase: prefix of the tables the harness creates")
-	fs.BoolVar(&f.ReuseTables, "reuse-tables", false, "hbase: write into existing tables the harness did not create")
 	fs.StringVar(&f.Keytab, "hbase-keytab", "", "hbase: Kerberos keytab to log in with (with --hbase-principal); without it, a kinit ticket cache (KRB5CCNAME) if --hbase-kerberos")
 	fs.StringVar(&f.Principal, "hbase-principal", "", "hbase: Kerberos principal whose key --hbase-keytab holds (user@REALM)")
 	fs.BoolVar(&f.Kerberos, "hbase-kerberos", false, "hbase: authenticate with Kerberos (implied by --hbase-keytab); credentials from the ticket cache unless --hbase-keytab")
@@ -276,27 +278,67 @@ func (f *Flags) openHBase(mode Mode) (store.Store, error) {
 }
 
 // DropOwn drops the tables the harness created, if asked to, and returns
-// what it dropped. Tables another owner made are listed apart, untouched.
+// what it dropped. Tables another owner made are listed apart, untouched;
+// when one the run would use (Expect) holds rows (the harness wrote into
+// it, given --reuse-tables), nothing is dropped: the run would find them.
 func (f *Flags) DropOwn(ctx context.Context, st store.Store) (dropped, kept []string, err error) {
 	if !f.DropTables {
 		return nil, nil, nil
 	}
+	own, kept, err := ownTables(ctx, st)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--drop-tables: %w", err)
+	}
+	if held := holdingRows(ctx, st, slices.DeleteFunc(slices.Clone(kept), func(t string) bool { return !slices.Contains(f.Expect, t) })); len(held) > 0 {
+		return nil, kept, fmt.Errorf("--drop-tables: %v are not the harness's tables, so they would stay, with the rows in them "+
+			"(written with --reuse-tables, say), and a fresh run would find them; nothing was dropped: empty or drop them by hand, "+
+			"or give another --table-prefix: %w", held, ErrRefused)
+	}
+	for _, t := range own {
+		if err := st.DropTable(ctx, t); err != nil {
+			return dropped, kept, fmt.Errorf("--drop-tables: %w", err)
+		}
+		dropped = append(dropped, t)
+	}
+	return dropped, kept, nil
+}
+
+// ownTables splits the tables into the harness's and another owner's.
+func ownTables(ctx context.Context, st store.Store) (own, foreign []string, err error) {
 	tables, err := st.ListTables(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	owner, _ := st.(interface {
+		Foreign(context.Context, string) (bool, error)
+	})
 	for _, t := range tables {
-		err := st.DropTable(ctx, t.Name)
-		switch {
-		case errors.Is(err, hbasestore.ErrForeignTable):
-			kept = append(kept, t.Name)
-		case err != nil:
-			return dropped, kept, fmt.Errorf("--drop-tables: %w", err)
-		default:
-			dropped = append(dropped, t.Name)
+		theirs := false
+		if owner != nil {
+			if theirs, err = owner.Foreign(ctx, t.Name); err != nil {
+				return nil, nil, err
+			}
+		}
+		if theirs {
+			foreign = append(foreign, t.Name)
+		} else {
+			own = append(own, t.Name)
 		}
 	}
-	return dropped, kept, nil
+	return own, foreign, nil
+}
+
+// holdingRows are the tables that hold a row; one that cannot be read is
+// taken to hold one.
+func holdingRows(ctx context.Context, st store.Store, tables []string) []string {
+	var out []string
+	for _, t := range tables {
+		found := false
+		if _, err := st.Scan(ctx, t, store.Scan{Limit: 1}, func(store.Row) bool { found = true; return false }); err != nil || found {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Describe names where the data is, for messages.

@@ -144,6 +144,8 @@ func TestVerifyRejectsBadInput(t *testing.T) {
 		{"--data-dir", data, "--layout", "hex"},
 		{"--data-dir", data, "--run", filepath.Join(empty, "no-run")},
 		{"--data-dir", data, "--yes"},
+		{"--data-dir", data, "--reuse-tables"},
+		{"--data-dir", data, "--repair", "--reuse-tables"},
 	}
 	for _, args := range cases {
 		out, errOut, code := run(t, "verify", args...)

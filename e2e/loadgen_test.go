@@ -133,6 +133,11 @@ func checkMerge(t *testing.T, sums map[string]results.Summary, a, b string) {
 	if _, errOut, code := run(t, "loadgen", "merge", "--force", "--out", merged, a, a); code != 2 || !strings.Contains(errOut, "same run") {
 		t.Errorf("merge of one run twice: exit %d\n%s", code, errOut)
 	}
+	// An SLO on an op no run has is refused as loadgen refuses it.
+	if _, errOut, code := run(t, "loadgen", "merge", "--force", "--slo", "coment-write:p99<10ms", "--out", merged, a, b); code != 2 ||
+		!strings.Contains(errOut, `op "coment-write": want one of`) {
+		t.Errorf("merge with an SLO on no op: exit %d\n%s", code, errOut)
+	}
 	out, errOut, code := run(t, "loadgen", "merge", "--force", "--out", merged, a, b)
 	if code != 0 || !strings.Contains(out, "merged 2 runs into") {
 		t.Fatalf("merge: exit %d\n%s%s", code, out, errOut)

@@ -194,3 +194,26 @@ func TestHBaseReadOnlyCluster(t *testing.T) {
 		t.Errorf("cb_comment holds %d rows; want %d as before", got, comments)
 	}
 }
+
+// --drop-tables after a run that wrote into another's table (given
+// --reuse-tables) would drop the harness's tables and keep that one, with
+// the run's rows in it, for the fresh run to find: it refuses, exit 2,
+// before it drops anything.
+func TestHBaseReusedTableKeepsDropRefused(t *testing.T) {
+	t.Parallel()
+	cl, _ := cluster(t)
+	c := dialHBase(t, cl)
+	theirs(t, c, "cb_comment")
+	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--ops", "50", "--quiet", "--reuse-tables")
+	if _, errOut, code := run(t, "loadgen", append(args, "--out", filepath.Join(t.TempDir(), "a"))...); code != 0 {
+		t.Fatalf("run into a reused table: exit %d: %s", code, errOut)
+	}
+	before := tablesUnder(t, c, "cb_")
+	_, errOut, code := run(t, "loadgen", append(args, "--drop-tables", "--out", filepath.Join(t.TempDir(), "b"))...)
+	if code != 2 || !strings.Contains(errOut, "[comment] are not the harness's tables") || !strings.Contains(errOut, "nothing was dropped") {
+		t.Errorf("--drop-tables beside a reused table: exit %d, stderr %q; want 2 naming it", code, errOut)
+	}
+	if got := tablesUnder(t, c, "cb_"); !slices.Equal(got, before) {
+		t.Errorf("tables after the refusal %v; want %v", got, before)
+	}
+}

@@ -59,6 +59,9 @@ func load(o *options, stdout, stderr io.Writer) int {
 	}
 	defer st.Close()
 	storageFailed := watchStorage(st, stopRun)
+	if err := o.dropTables(ctx, st, stderr); err != nil {
+		return fail(stderr, err)
+	}
 	var model *servermodel.Store
 	if o.sc.ServerModel.On() {
 		mo, _ := o.sc.ServerModel.Options() // checked with the scenario
@@ -67,9 +70,6 @@ func load(o *options, stdout, stderr io.Writer) int {
 	}
 	if o.modelNote != "" {
 		fmt.Fprintln(stderr, "loadgen:", o.modelNote)
-	}
-	if err := o.dropTables(ctx, st, stderr); err != nil {
-		return fail(stderr, err)
 	}
 	if err := o.checkLayout(ctx, st); err != nil {
 		return fail(stderr, err)

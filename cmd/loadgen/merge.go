@@ -14,6 +14,7 @@ import (
 
 	"commentbench/keys"
 	"commentbench/results"
+	"commentbench/workload"
 )
 
 // merge combines the summaries of several processes that loaded one
@@ -51,6 +52,9 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, e := range *sloExprs {
 		s, err := results.ParseSLO(e)
+		if err == nil {
+			err = s.CheckOp(workload.ResultNames())
+		}
 		if err != nil {
 			return fail(stderr, fmt.Errorf("--slo: %w", err))
 		}

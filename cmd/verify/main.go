@@ -100,6 +100,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.yes && !o.repair {
 		return fail(stderr, errors.New("--yes applies to --repair; give both"))
 	}
+	if o.backend.ReuseTables && !o.yes {
+		return fail(stderr, errors.New("--reuse-tables lets --repair --yes write into tables the harness did not create; a check without them only reads, and reads any table"))
+	}
 	return o.verify(stdout, stderr)
 }
 

@@ -434,6 +434,13 @@ func (s *Store) remove(ctx context.Context, name string) {
 	}
 }
 
+// Foreign says whether table is there and is not the harness's (one it
+// writes into only with ReuseTables, and never drops).
+func (s *Store) Foreign(ctx context.Context, table string) (bool, error) {
+	v, err := s.owner(ctx, table)
+	return err == nil && v.state == foreignTable, err
+}
+
 // DropTable implements store.Store: only the harness's own tables, asked
 // afresh, since another process may have replaced one since it was seen.
 func (s *Store) DropTable(ctx context.Context, table string) error {
