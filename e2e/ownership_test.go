@@ -203,14 +203,14 @@ func TestHBaseReusedTableKeepsDropRefused(t *testing.T) {
 	t.Parallel()
 	cl, _ := cluster(t)
 	c := dialHBase(t, cl)
-	theirs(t, c, "cb_comment")
+	theirs(t, c, "cb_user-comment")
 	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--ops", "50", "--quiet", "--reuse-tables")
 	if _, errOut, code := run(t, "loadgen", append(args, "--out", filepath.Join(t.TempDir(), "a"))...); code != 0 {
 		t.Fatalf("run into a reused table: exit %d: %s", code, errOut)
 	}
 	before := tablesUnder(t, c, "cb_")
 	_, errOut, code := run(t, "loadgen", append(args, "--drop-tables", "--out", filepath.Join(t.TempDir(), "b"))...)
-	if code != 2 || !strings.Contains(errOut, "[comment] are not the harness's tables") || !strings.Contains(errOut, "nothing was dropped") {
+	if code != 2 || !strings.Contains(errOut, "[user-comment] are not the harness's tables") || !strings.Contains(errOut, "nothing was dropped") {
 		t.Errorf("--drop-tables beside a reused table: exit %d, stderr %q; want 2 naming it", code, errOut)
 	}
 	if got := tablesUnder(t, c, "cb_"); !slices.Equal(got, before) {
