@@ -412,9 +412,8 @@ func TestCounterCollided(t *testing.T) {
 			run: func(d *dataset) string {
 				// The ledger holds the length the keys were made from, 0,
 				// which the check does not take from it: the edited
-				// comment's first length is unknown, and its row, which
-				// the other took, missing. A row with its length now is
-				// one both checks accept.
+				// comment's row is taken to be the one the other holds in
+				// its millisecond, with the ledger as without it.
 				recs := d.acked()
 				for _, o := range []string{"CollideOne", "CollideTwo"} {
 					k, err := d.layout.CommentKey(o, d.products[2])
@@ -423,8 +422,8 @@ func TestCounterCollided(t *testing.T) {
 				}
 				return ledger(d.t, recs)
 			},
-			want: map[string]int64{"product-comment.unreferenced": 1},
-			plan: repairPlan{puts: 1}, after: map[string]int64{}},
+			want: map[string]int64{"product-comment.collided": 1, "collided_comments": 1},
+			plan: repairPlan{cannot: note(1, keys.ProductComment)}, after: map[string]int64{"product-comment.collided": 1, "collided_comments": 1}},
 		{name: "one product, one millisecond, one length, with the order in the key",
 			designs: []string{"unique", "salted", "hashed", "time-led"}, inject: func(d *dataset) {
 				p := d.products[2]
@@ -644,7 +643,7 @@ func TestCounterStale(t *testing.T) {
 			}},
 		{name: "a shorter ranking written by the fixed job", inject: func(d *dataset) {
 			time.Sleep(2 * time.Millisecond)
-			shorter := comments.JobOptions{Keep: func(string, int) int { return 7 }}
+			shorter := comments.JobOptions{Keep: func(string, int) []int { return []int{0, 1, 2, 3, 4, 5, 6} }}
 			if _, err := d.sys.RankJobWith(d.ctx, d.products[:2], shorter); err != nil {
 				d.t.Fatal(err)
 			}

@@ -176,11 +176,13 @@ func (s *System) RankJob(ctx context.Context, productIDs []string) (JobStats, er
 
 // JobOptions shape a run of the ranking job.
 type JobOptions struct {
-	// Keep, if set, says how many of a product's best comments (n of them)
-	// its new ranking keeps, 1..n: a product whose good comments lost their
-	// standing gets a shorter ranking, as a real batch's would. The seed's
-	// upsert then leaves the old ranking's tail behind: stale ranks.
-	Keep func(productID string, n int) int
+	// Keep, if set, says which of a product's best comments (n of them,
+	// best first) its new ranking keeps: their indexes, ascending, at
+	// least the first kept when it names none. Comments that lost their
+	// standing drop out and those below move up, as in a real batch's
+	// ranking; the seed's upsert then leaves the old ranking's tail
+	// behind, where a comment that moved up is ranked twice: stale ranks.
+	Keep func(productID string, n int) []int
 	// Ranked, if set, hears of every ranking written: its comment keys,
 	// in rank order.
 	Ranked func(productID string, ranking [][]byte)
@@ -197,7 +199,7 @@ func (s *System) RankJobWith(ctx context.Context, productIDs []string, o JobOpti
 			return st, err
 		}
 		if o.Keep != nil && len(best) > 0 {
-			best = best[:min(max(o.Keep(pid, len(best)), 1), len(best))]
+			best = kept(best, o.Keep(pid, len(best)))
 		}
 		ck := make([][]byte, len(best))
 		for i, c := range best {
@@ -213,6 +215,21 @@ func (s *System) RankJobWith(ctx context.Context, productIDs []string, o JobOpti
 		st.Ranked += len(ck)
 	}
 	return st, nil
+}
+
+// kept are the candidates at the indexes, in their order; the first alone
+// when no index is one of them.
+func kept(best []Candidate, at []int) []Candidate {
+	var out []Candidate
+	for _, i := range at {
+		if i >= 0 && i < len(best) {
+			out = append(out, best[i])
+		}
+	}
+	if len(out) == 0 {
+		return best[:1]
+	}
+	return out
 }
 
 func (s *System) bestComments(ctx context.Context, productID string) ([]Candidate, store.ScanMetrics, error) {

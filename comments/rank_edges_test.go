@@ -46,9 +46,9 @@ func TestBetter(t *testing.T) {
 	}
 }
 
-// A ranking job shaped by Keep writes as many ranks as Keep says, at least
-// one and at most the product's comments; Keep is asked only about a
-// product that has comments.
+// A ranking job shaped by Keep writes the ranks Keep names, at least one
+// and at most the product's comments; Keep is asked only about a product
+// that has comments. One that drops its best ranks the rest, moved up.
 func TestRankJobKeep(t *testing.T) {
 	f := newFixture(t, keys.Unique, comments.Bounded)
 	u, empty := f.user(), f.product()
@@ -61,7 +61,14 @@ func TestRankJobKeep(t *testing.T) {
 		}
 		asked := map[string]int{}
 		st, err := f.sys.RankJobWith(f.ctx, []string{p, empty}, comments.JobOptions{
-			Keep:   func(pid string, n int) int { asked[pid] = n; return keep },
+			Keep: func(pid string, n int) []int {
+				asked[pid] = n
+				var first []int
+				for i := range max(keep, 0) {
+					first = append(first, i)
+				}
+				return first
+			},
 			Ranked: func(pid string, ranking [][]byte) { asked[pid+" ranked"] = len(ranking) },
 		})
 		if err != nil || st.Products != 2 || st.Ranked != want {
@@ -73,6 +80,17 @@ func TestRankJobKeep(t *testing.T) {
 		if top, err := f.sys.Ranked(f.ctx, p, 10); err != nil || len(top.Entries) != want {
 			t.Errorf("keep %d: ranked %d, %v; want %d", keep, len(top.Entries), err, want)
 		}
+	}
+	p := f.product()
+	for i := range 6 {
+		f.comment(u, f.order(u), p, strings.Repeat("b", 6-i), ts0+int64(i)) // best first
+	}
+	if _, err := f.sys.RankJobWith(f.ctx, []string{p}, comments.JobOptions{Keep: func(string, int) []int { return []int{1, 3} }}); err != nil {
+		t.Fatal(err)
+	}
+	top, err := f.sys.Ranked(f.ctx, p, 10)
+	if err != nil || len(top.Entries) != 2 || top.Entries[0].Comment.Content != "bbbbb" || top.Entries[1].Comment.Content != "bbb" {
+		t.Errorf("the best and the third dropped: ranked %+v, %v; want the second and the fourth", top.Entries, err)
 	}
 }
 

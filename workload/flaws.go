@@ -181,15 +181,23 @@ func ConsistencyOf(sys *comments.System) *results.Consistency {
 }
 
 // rankOptions shapes the ranking job as the scenario says: some rankings
-// shorter than their comments allow (RankShrink), each noted in f.
+// shorter than their comments allow (RankShrink), 1..n-1 of the best kept,
+// the rest dropped wherever they stood; each ranking noted in f.
 func rankOptions(sc Scenario, r *rand.Rand, f *Flaws) comments.JobOptions {
 	var o comments.JobOptions
 	if sc.RankShrink > 0 {
-		o.Keep = func(_ string, n int) int {
-			if n < 2 || r.Float64() >= sc.RankShrink {
-				return n
+		o.Keep = func(_ string, n int) []int {
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
 			}
-			return 1 + r.IntN(n-1)
+			if n < 2 || r.Float64() >= sc.RankShrink {
+				return all
+			}
+			r.Shuffle(n, func(i, j int) { all[i], all[j] = all[j], all[i] })
+			kept := all[:1+r.IntN(n-1)]
+			slices.Sort(kept)
+			return kept
 		}
 	}
 	if f != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"commentbench/comments"
@@ -83,32 +84,36 @@ func TestFlawsStaleRanks(t *testing.T) {
 
 // The ranking job's options follow the scenario: with RankShrink some
 // rankings are shorter than the comments allow, 1..n-1 of them, never
-// empty; each ranking written is noted as the scenario's ranks say.
+// empty, kept in rank order from anywhere in it; each ranking written is
+// noted as the scenario's ranks say.
 func TestRankOptions(t *testing.T) {
 	if o := rankOptions(Scenario{}, nil, nil); o.Keep != nil || o.Ranked != nil {
 		t.Error("a scenario that shrinks nothing and watches nothing shapes the job")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	o := rankOptions(Scenario{RankShrink: 0.5}, r, nil)
-	shrunk := 0
+	shrunk, topDropped := 0, 0
 	for range 1000 {
-		n := o.Keep("p", 10)
-		if n < 1 || n > 10 {
-			t.Fatalf("kept %d of 10", n)
+		kept := o.Keep("p", 10)
+		if n := len(kept); n < 1 || n > 10 || !slices.IsSorted(kept) || slices.Compact(slices.Clone(kept))[n-1] != kept[n-1] || kept[n-1] > 9 {
+			t.Fatalf("kept %v of 10", kept)
 		}
-		if n < 10 {
+		if len(kept) < 10 {
 			shrunk++
 		}
-	}
-	if shrunk < 400 || shrunk > 600 {
-		t.Errorf("%d of 1000 rankings shrunk at 0.5", shrunk)
-	}
-	for _, n := range []int{0, 1} {
-		if k := o.Keep("p", n); k != n {
-			t.Errorf("a ranking of %d kept %d", n, k)
+		if kept[0] != 0 {
+			topDropped++
 		}
 	}
-	if o := rankOptions(Scenario{RankShrink: 1}, r, nil); o.Keep("p", 2) != 1 {
+	if shrunk < 400 || shrunk > 600 || topDropped == 0 {
+		t.Errorf("%d of 1000 rankings shrunk at 0.5, %d without their best", shrunk, topDropped)
+	}
+	for _, n := range []int{0, 1} {
+		if k := o.Keep("p", n); len(k) != n {
+			t.Errorf("a ranking of %d kept %v", n, k)
+		}
+	}
+	if o := rankOptions(Scenario{RankShrink: 1}, r, nil); len(o.Keep("p", 2)) != 1 {
 		t.Error("a certain shrink of 2 comments does not keep 1")
 	}
 	for _, ranks := range []string{"upsert", "replace"} {
@@ -158,7 +163,7 @@ func TestSystem(t *testing.T) {
 		if _, err := sys.RankJob(ctx, []string{p}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sys.RankJobWith(ctx, []string{p}, comments.JobOptions{Keep: func(string, int) int { return 1 }}); err != nil {
+		if _, err := sys.RankJobWith(ctx, []string{p}, comments.JobOptions{Keep: func(string, int) []int { return []int{0} }}); err != nil {
 			t.Fatal(err)
 		}
 		k, _ := sys.Layout().RankKey(p, 3)
