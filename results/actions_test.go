@@ -76,12 +76,12 @@ func TestFellBehind(t *testing.T) {
 		}
 	}
 	p := Pacing{Mode: "open", Rate: 100, Arrivals: 200, Late: 150, MaxLateMs: 4050, Unstarted: 7}.Judged()
-	if p.LateShare != 0.75 {
-		t.Errorf("late share %v, want 0.75", p.LateShare)
+	if want := 157.0 / 207; p.LateShare != want { // the late and the unstarted, of all due
+		t.Errorf("late share %v, want %v", p.LateShare, want)
 	}
 	var b strings.Builder
 	printPacing(&b, p)
-	if !strings.Contains(b.String(), "FELL BEHIND: 75% of arrivals late (up to 4.05s), 7 never started") {
+	if !strings.Contains(b.String(), "FELL BEHIND: 76% of arrivals due late or never started (up to 4.05s)") {
 		t.Errorf("console:\n%s", b.String())
 	}
 	merged := addPacing(addPacing(Pacing{}, Pacing{Mode: "open", Arrivals: 100}, true), Pacing{Mode: "open", Arrivals: 100, Late: 30, MaxLateMs: 200}, false)

@@ -65,12 +65,16 @@ func TestSLOComparisonsAtEquality(t *testing.T) {
 	}
 }
 
-// Pacing over no arrivals has no late share (not NaN), and rates over no
-// time are 0 (not infinite): the summary must still write as JSON.
+// Pacing over no arrivals has no late share (not NaN); over none started,
+// all of them; rates over no time are 0 (not infinite): the summary must
+// still write as JSON.
 func TestNothingOverNothing(t *testing.T) {
+	if p := (Pacing{Mode: "open"}).Judged(); p.LateShare != 0 || p.FellBehind {
+		t.Errorf("pacing with nothing due: %+v", p)
+	}
 	p := Pacing{Mode: "open", Unstarted: 3, MaxLateMs: BehindMs}.Judged()
-	if p.LateShare != 0 || math.IsNaN(p.LateShare) || !p.FellBehind {
-		t.Errorf("pacing with no arrivals: %+v", p)
+	if p.LateShare != 1 || math.IsNaN(p.LateShare) || !p.FellBehind {
+		t.Errorf("pacing with no arrivals started: %+v", p)
 	}
 	s := NewSet([]string{"op"})
 	rec(s.NewRecorder(), 0, time.Millisecond, time.Millisecond)

@@ -175,9 +175,12 @@ func printPacing(b *strings.Builder, p Pacing) {
 	}
 	line(b, "pacing open loop %s: %s arrivals, %s late, %s unstarted",
 		at, compact(p.Arrivals, 9), compact(p.Late, 9), compact(p.Unstarted, 9))
+	if p.WarmupDropped > 0 {
+		line(b, "  %s warm-up arrivals never started, dropped when the steady phase began", compact(p.WarmupDropped, 9))
+	}
 	if p.FellBehind {
-		line(b, "FELL BEHIND: %.0f%% of arrivals late (up to %s), %s never started",
-			100*p.LateShare, human(p.MaxLateMs), compact(p.Unstarted, 9))
+		line(b, "FELL BEHIND: %.0f%% of arrivals due late or never started (up to %s)",
+			100*p.LateShare, human(p.MaxLateMs))
 		line(b, "  so latencies include the wait for a free worker")
 	}
 }

@@ -206,13 +206,15 @@ func TestConsolePacing(t *testing.T) {
 		{Pacing{Mode: "closed"}, "pacing closed loop\n"},
 		{Pacing{Mode: "open", Rate: 250, Arrivals: 10, Late: 2}, "pacing open loop at 250.0/s: 10 arrivals, 2 late, 0 unstarted\n"},
 		{Pacing{Mode: "open", Ramp: "1:2:1/1s", Arrivals: 10}, "pacing open loop ramp 1:2:1/1s: 10 arrivals, 0 late, 0 unstarted\n"},
+		{Pacing{Mode: "open", Rate: 250, Arrivals: 10, WarmupDropped: 1234}, "pacing open loop at 250.0/s: 10 arrivals, 0 late, 0 unstarted\n" +
+			"  1234 warm-up arrivals never started, dropped when the steady phase began\n"},
 		{Pacing{Mode: "open", Rate: 5, Arrivals: 10, Late: 9, LateShare: 0.9, MaxLateMs: 250, Unstarted: 4, FellBehind: true},
 			"pacing open loop at 5.0/s: 10 arrivals, 9 late, 4 unstarted\n" +
-				"FELL BEHIND: 90% of arrivals late (up to 250ms), 4 never started\n" +
+				"FELL BEHIND: 90% of arrivals due late or never started (up to 250ms)\n" +
 				"  so latencies include the wait for a free worker\n"},
 		{Pacing{Mode: "open", Rate: 5, Arrivals: 1e12, Late: 1e12, LateShare: 1, MaxLateMs: 3e6, Unstarted: 123456789012, FellBehind: true},
 			"pacing open loop at 5.0/s: 1000.0G arrivals, 1000.0G late, 123456.8M unstarted\n" +
-				"FELL BEHIND: 100% of arrivals late (up to 50.0m), 123456.8M never started\n" +
+				"FELL BEHIND: 100% of arrivals due late or never started (up to 50.0m)\n" +
 				"  so latencies include the wait for a free worker\n"},
 	} {
 		var b strings.Builder

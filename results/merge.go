@@ -148,6 +148,7 @@ func addPacing(a, b Pacing, first bool) Pacing {
 	a.Arrivals += b.Arrivals
 	a.Late += b.Late
 	a.Unstarted += b.Unstarted
+	a.WarmupDropped += b.WarmupDropped
 	a.MaxLateMs = max(a.MaxLateMs, b.MaxLateMs)
 	return a.Judged()
 }

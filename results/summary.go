@@ -179,10 +179,14 @@ type Pacing struct {
 	Arrivals  int64   `json:"arrivals,omitempty"`
 	Late      int64   `json:"late,omitempty"`
 	Unstarted int64   `json:"unstarted,omitempty"`
+	// WarmupDropped are the warm-up's arrivals it never started: dropped
+	// when the steady phase began, so they do not take its workers.
+	WarmupDropped int64 `json:"warmup_dropped,omitempty"`
 	// MaxLateMs is the largest lateness of an arrival: of one that
 	// started, when it started; of one that never did, at the run's end.
 	MaxLateMs float64 `json:"max_late_ms,omitempty"`
-	// LateShare is Late over Arrivals; FellBehind says the run could not
+	// LateShare is the arrivals due in the steady phase that started late
+	// or never started, over all it had due; FellBehind says the run could not
 	// keep its schedule, so its latencies include the wait: an arrival was
 	// BehindMs late (a millisecond of timer jitter is not falling behind),
 	// and either some never started or a tenth started late. One arrival
@@ -198,8 +202,8 @@ func (p Pacing) Judged() Pacing {
 	if p.Mode == "closed" {
 		return p
 	}
-	if p.Arrivals > 0 {
-		p.LateShare = float64(p.Late) / float64(p.Arrivals)
+	if due := p.Arrivals + p.Unstarted; due > 0 {
+		p.LateShare = float64(p.Late+p.Unstarted) / float64(due)
 	}
 	p.FellBehind = p.MaxLateMs >= BehindMs && (p.Unstarted > 0 || p.LateShare >= 0.1)
 	return p

@@ -135,6 +135,7 @@ type run struct {
 	loaded  atomic.Int64 // load-phase comments started, and one more per worker at its end
 	late    atomic.Int64
 	unstart atomic.Int64
+	dropped atomic.Int64 // warm-up arrivals the warm-up never started
 	maxLate atomic.Int64 // ns: the latest a counted arrival started
 	// steadyAt is when the steady phase began, ns since the epoch.
 	steadyAt atomic.Int64
@@ -298,6 +299,11 @@ func (r *run) inSteady(at time.Time) bool {
 	return r.env.recording.Load() && at.UnixNano() >= r.steadyAt.Load()
 }
 
+// warmupOver says an arrival due in the warm-up comes after it ended.
+func (r *run) warmupOver(at time.Time) bool {
+	return r.env.recording.Load() && at.UnixNano() < r.steadyAt.Load()
+}
+
 func (r *run) isStopped() bool {
 	select {
 	case <-r.stopped:
@@ -453,6 +459,13 @@ func (r *run) dispatch(ch chan<- arrival) {
 			arr = pace.NewArrivals(t, sc.Arrival == "poisson", rnd)
 			at = begin.Add(arr.Next())
 		}
+		if r.warmupOver(at) {
+			// The steady phase has begun and this warm-up arrival has not:
+			// the backlog of an overloaded warm-up would take the steady
+			// phase's workers, and it would record nothing.
+			r.dropped.Add(1)
+			continue
+		}
 		if d := time.Until(at); d > 0 {
 			select {
 			case <-time.After(d):
@@ -528,6 +541,7 @@ func (r *run) pacing() results.Pacing {
 	p := results.Pacing{Mode: "closed", Arrivals: r.arrived.Load()}
 	if sc.Rate > 0 || sc.Ramp != "" {
 		p.Mode, p.Rate, p.Ramp, p.Late, p.Unstarted = "open", sc.Rate, sc.Ramp, r.late.Load(), r.unstart.Load()
+		p.WarmupDropped = r.dropped.Load()
 		if sc.Ramp != "" {
 			p.Rate = 0 // the ramp overrides it
 		}

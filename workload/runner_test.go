@@ -291,3 +291,21 @@ func TestWorkerIndexPartitionsOrderIDs(t *testing.T) {
 		}
 	}
 }
+
+// An overloaded warm-up leaves a backlog that would fill the steady phase
+// with its own, unrecorded arrivals: it is dropped when the steady phase
+// begins, so the steady phase records its arrivals and their waits.
+func TestOverloadedWarmupDropped(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Mix = map[string]float64{"list": 1}
+	sc.Workers, sc.Rate, sc.Ops = 2, 100_000, 0 // capacity ~200/s: two 5 ms calls per listing
+	sc.Duration, sc.Warmup = Duration(time.Second), Duration(time.Second)
+	out, tot := runScenario(t, context.Background(), slowStore{openEngine(t), 5 * time.Millisecond}, sc)
+	p := out.Pacing
+	if n := tot["product-latest"].Count; n < 50 || p.WarmupDropped < 10_000 || p.Late < 50 || !p.FellBehind {
+		t.Errorf("%d listings recorded, pacing %+v: want the steady phase's, late, and the warm-up's backlog dropped", n, p)
+	}
+	if lat := tot["product-latest"].Latency.ValueAtQuantile(50); lat < 100_000 {
+		t.Errorf("p50 latency %dµs: want the steady arrivals' waits in it", lat)
+	}
+}
