@@ -306,11 +306,16 @@ func TestLoadgenRejectsBadInput(t *testing.T) {
 		{[]string{"--system", "perfect"}, `system: "perfect" (want seed or fixed)`},
 		{[]string{"--ranks", "sometimes"}, `ranks: "sometimes"`},
 		{[]string{"--rank-shrink", "2"}, "rank_shrink: 2 is out of range"},
+		{[]string{"--rate", "1k"}, "--rate 1k: want a number"},
+		{[]string{"--seed", "-1"}, "--seed -1: want a whole number, 0 or more"},
+		{[]string{"--warmup", "5x"}, "--warmup 5x: want a duration"},
+		{[]string{"--scenario", badYAML}, "--scenario: " + badYAML + ": "},
+		{[]string{"--products", "0"}, `scenario "steady": products: 0 is out of range`}, // one problem, not a second of hot_share
 	}
 	for _, c := range cases {
 		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
 		_, errOut, code := run(t, "loadgen", append(c.args, "--data-dir", data, "--out", out)...)
-		if code != 2 || !strings.Contains(errOut, c.want) {
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "strconv") {
 			t.Errorf("loadgen %v: exit %d, stderr %q; want 2 naming %q", c.args, code, errOut, c.want)
 		}
 		for _, d := range []string{data, out} {
@@ -319,6 +324,11 @@ func TestLoadgenRejectsBadInput(t *testing.T) {
 				os.RemoveAll(d)
 			}
 		}
+	}
+	empty := t.TempDir()
+	if _, errOut, code := run(t, "loadgen", "merge", "--out", filepath.Join(dir, "merged"), empty); code != 2 ||
+		!strings.Contains(errOut, empty+" holds no summary.json: is it a loadgen results directory?") {
+		t.Errorf("loadgen merge of an empty directory: exit %d, stderr %q", code, errOut)
 	}
 }
 

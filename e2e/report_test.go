@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -75,6 +76,16 @@ func TestReport(t *testing.T) {
 			t.Fatalf("loadgen report: exit %d\n%s%s", code, out, errOut)
 		}
 		checkCompare(t, parseFile(t, page), runs)
+		// With no -o the comparison goes beside the reference run, not
+		// into the directory the command was typed in.
+		cmd := exec.Command(filepath.Join(binDir, "loadgen"), "report", runs[0].dir, runs[1].dir)
+		cmd.Dir = t.TempDir()
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), filepath.Join(runs[0].dir, "compare.html")) {
+			t.Errorf("loadgen report A B: %v\n%s", err, out)
+		}
+		if entries, _ := os.ReadDir(cmd.Dir); len(entries) != 0 {
+			t.Errorf("loadgen report A B wrote %v into the working directory", entries)
+		}
 	})
 	t.Run("bad input", func(t *testing.T) { checkBadInput(t, base, runs[0]) })
 }

@@ -386,6 +386,9 @@ func ReadSummary(path string) (Summary, error) {
 		path = filepath.Join(path, SummaryFile)
 	}
 	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Summary{}, fmt.Errorf("results: %s holds no %s: is it a loadgen results directory? (%w)", filepath.Dir(path), SummaryFile, err)
+	}
 	if err != nil {
 		return Summary{}, fmt.Errorf("results: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -181,7 +182,7 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, 0
 		}
-		fmt.Fprintf(stderr, "loadgen: %v\nrun 'loadgen --help' for the flags\n", err)
+		fmt.Fprintf(stderr, "loadgen: %v\nrun 'loadgen --help' for the flags\n", plainFlagError(fs, err))
 		return nil, 2
 	}
 	if *version {
@@ -210,7 +211,7 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 			return fmt.Errorf("--preset and --scenario: give one (a scenario file starts from its own base)")
 		}
 		if o.sc, err = workload.LoadScenario(file); err != nil {
-			return fmt.Errorf("--scenario %s: %w", file, err)
+			return fmt.Errorf("--scenario: %w", err) // the error names the file
 		}
 	} else if o.sc, err = workload.Preset(preset); err != nil {
 		return fmt.Errorf("--preset: %w", err)
@@ -376,4 +377,32 @@ func (o *options) searchOptions(fs *pflag.FlagSet, spec string, slos int) error 
 	o.sc.Rate, o.sc.Ramp, o.sc.Ops = s.From, "", 0 // open loop; the search sets the rate
 	o.sc.Duration = workload.Duration(searchBound(s, o.settle, o.probe))
 	return nil
+}
+
+// badValue is how pflag words a value its type does not parse.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: `)
+
+// plainFlagError says what a flag wants where pflag would pass on a
+// strconv error: "--rate 1k: want a number".
+func plainFlagError(fs *pflag.FlagSet, err error) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	f := fs.Lookup(m[2])
+	if f == nil {
+		return err
+	}
+	want, ok := map[string]string{
+		"float64":  "a number, like 1000 or 0.5",
+		"int":      "a whole number",
+		"int64":    "a whole number",
+		"uint64":   "a whole number, 0 or more",
+		"duration": "a duration, like 30s, 1m30s or 200ms",
+		"bool":     "true or false",
+	}[f.Value.Type()]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("--%s %s: want %s", m[2], m[1], want)
 }

@@ -23,7 +23,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	usage := func(w io.Writer) {
 		fmt.Fprintln(w, "usage: loadgen report RUN_DIR... [-o FILE] [--force]")
 		fmt.Fprintln(w, "  one run: its page (default RUN_DIR/report.html); several: compared side by side,")
-		fmt.Fprintln(w, "  the first the reference (default compare.html)")
+		fmt.Fprintln(w, "  the first the reference (default FIRST_RUN_DIR/compare.html)")
 		fmt.Fprint(w, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,8 +44,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	case path != "":
 	case fs.NArg() == 1:
 		path = filepath.Join(fs.Arg(0), report.FileName)
-	default:
-		path = "compare.html"
+	default: // beside the reference run, not wherever the command was typed
+		path = filepath.Join(fs.Arg(0), "compare.html")
 	}
 	runs, err := report.LoadAll(fs.Args(), *force)
 	if err == nil {
