@@ -162,12 +162,14 @@ func (s Status) load() string {
 
 // clock is "5s/23s": the run's time so far, out of its whole length when
 // it has one. Both count the warm-up, so the figure runs on without a jump
-// when the steady phase begins.
+// when the steady phase begins, and say so then.
 func (s Status) clock() string {
 	el := s.Elapsed.Round(time.Second).String()
 	switch {
 	case s.warmingUp() && s.Warmup > 0:
 		return el + "/" + s.Warmup.String()
+	case !s.warmingUp() && s.Total > 0 && s.Warmup > 0:
+		return el + "/" + s.Total.String() + " incl. " + s.Warmup.String() + " warm-up"
 	case !s.warmingUp() && s.Total > 0:
 		return el + "/" + s.Total.String()
 	}

@@ -64,7 +64,7 @@ func TestWarmupVisibleAndClockContinuous(t *testing.T) {
 		"loadgen: warm-up 1s/3s (not recorded)  ops 40",
 		"loadgen: warm-up 2s/3s (not recorded)  ops 80",
 		"loadgen: warm-up 3s/3s (not recorded)  ops 120",
-		"loadgen: steady  4s/7s  ops 100  100/s  worst p99 0s  errors 0",
+		"loadgen: steady  4s/7s incl. 3s warm-up  ops 100  100/s  worst p99 0s  errors 0",
 	}
 	for i, w := range want {
 		if i >= len(got) || got[i] != w {

@@ -42,7 +42,7 @@ func PrintSummaryWith(w io.Writer, s Summary, p Painter) error {
 	printStorage(&b, s.Storage)
 	printSLOs(&b, s.SLOs)
 	printSteps(&b, s.Steps, s.Capacity)
-	printFlaws(&b, s.Flaws)
+	printFlaws(&b, s.Flaws, s.system())
 	printConsistency(&b, s.Consistency)
 	printVerdict(&b, s.Verdict, p)
 	_, err := io.WriteString(w, b.String())
@@ -72,11 +72,19 @@ func printOps(b *strings.Builder, ops []OpSummary, head string) {
 	row := "%-*s %9s %8s %6s %6s %6s %6s %6s %7s"
 	line(b, row, opWidth, head, "count", "rate/s", "p50", "p90", "p99", "p99.9", "max", "errors")
 	var clamped int64
+	var idle []string
 	for _, o := range ops {
+		if o.Count == 0 && o.Errors == 0 {
+			idle = append(idle, o.Op) // a row of zeros says less than its name
+			continue
+		}
 		l := o.Latency
 		line(b, row, opWidth, cut(o.Op, opWidth), compact(o.Count, 9), rate(o.Rate),
 			human(l.P50), human(l.P90), human(l.P99), human(l.P999), human(l.Max), compact(o.Errors, 7))
 		clamped += o.Clamped
+	}
+	if len(idle) > 0 {
+		line(b, "not run: %s", strings.Join(idle, ", "))
 	}
 	for _, o := range ops {
 		if len(o.ErrorsByKind) == 0 {

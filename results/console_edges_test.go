@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -66,16 +67,18 @@ func TestConsoleSpreadLines(t *testing.T) {
 	}
 }
 
-// The flaws block names the listings that lost comments only when some
-// did.
+// The flaws block names the system that ran, and the listings that lost
+// comments only when some did.
 func TestConsoleFlawsByListing(t *testing.T) {
 	var b strings.Builder
-	printFlaws(&b, &Flaws{})
-	if strings.Contains(b.String(), "by listing") {
-		t.Errorf("by-listing line with no collisions:\n%s", b.String())
+	s := Summary{Config: json.RawMessage(`{"scenario":{"layout":"seed","scan":"bounded","ranks":"replace"}}`)}
+	printFlaws(&b, &Flaws{}, s.system())
+	if strings.Contains(b.String(), "by listing") ||
+		!strings.HasPrefix(b.String(), "the seed's flaws in this run (design seed, bounded scans, ranks replace):\n") {
+		t.Errorf("flaws with no collisions:\n%s", b.String())
 	}
 	b.Reset()
-	printFlaws(&b, &Flaws{CollidedTotal: 3, Collided: map[string]int64{"user-comment": 1, "product-comment": 2}})
+	printFlaws(&b, &Flaws{CollidedTotal: 3, Collided: map[string]int64{"user-comment": 1, "product-comment": 2}}, "")
 	if !strings.Contains(b.String(), "\n    index rows put over, by listing: product-comment 2, user-comment 1\n") {
 		t.Errorf("by-listing line:\n%s", b.String())
 	}
@@ -117,7 +120,9 @@ func TestJudgeHotspots(t *testing.T) {
 		{hot("product-comment", 8, 0.5), "--layout salted"},
 		{hot("user-comment", 8, 0.7), "--layout salted"},
 		{hot("order", 8, 0.5), "--layout hashed"},
-		{hot("order", 8, 0.49), ""},
+		{hot("order", 8, 0.49), "--layout hashed"},
+		{hot("order", 8, 0.25), "--layout hashed"},
+		{hot("order", 8, 0.24), ""},
 		{hot("order", 1, 1), ""},
 		{hot("order", 2, 0.6), ""}, // 1.2 times its fair share: even enough
 		{hot("order", 4, 0.5), "--layout hashed"},
@@ -140,6 +145,31 @@ func TestJudgeHotspots(t *testing.T) {
 		if got != c.cure {
 			t.Errorf("%s, %d regions, %v of writes in one: cure %q, want %q", c.t.Table, c.t.Regions, c.t.HottestWrites.Share, got, c.cure)
 		}
+	}
+}
+
+// More hot tables than the verdict gives a line each share one line, every
+// one named, hottest first, with the cures of all.
+func TestJudgeManyHotspots(t *testing.T) {
+	var ts []spread.TableSpread
+	for i, name := range []string{"comment", "order", "user-comment", "product-comment", "user"} {
+		ts = append(ts, spread.TableSpread{Table: name, Regions: 4, HottestWrites: &spread.RegionShare{Range: "[start, end)", Share: 1 - float64(i)/10}})
+	}
+	s := Summary{Spread: ts}
+	s.Judge(10)
+	if len(s.Verdict) != 2 || s.Verdict[0].Message != "5 tables send their writes to one region: comment 100%, order 90%, user-comment 80%, product-comment 70%, user 60%" ||
+		s.Verdict[1].Message != "--layout hashed · --layout salted" {
+		t.Errorf("verdict %+v", s.Verdict)
+	}
+}
+
+// Stale rank rows are a warning whose cure is replacing rankings.
+func TestJudgeStale(t *testing.T) {
+	s := Summary{Flaws: &Flaws{StaleRanks: 75}}
+	s.Judge(10)
+	if len(s.Verdict) != 2 || s.Verdict[0].Severity != Warning || s.Verdict[0].Figure != 75 ||
+		!strings.HasPrefix(s.Verdict[0].Message, "75 stale rank rows") || s.Verdict[1].Message != "--ranks replace" {
+		t.Errorf("verdict %+v", s.Verdict)
 	}
 }
 
@@ -227,7 +257,8 @@ func TestConsolePacing(t *testing.T) {
 
 // Latencies clamped into the histograms' range are counted under the
 // table, and only when there were some; a name as wide as the column is
-// kept whole.
+// kept whole; ops that never ran are named in one line, not given a row
+// of zeros.
 func TestConsoleOpsTable(t *testing.T) {
 	var b strings.Builder
 	printOps(&b, []OpSummary{{Op: strings.Repeat("o", opWidth), Count: 3}}, "op")
@@ -235,8 +266,9 @@ func TestConsoleOpsTable(t *testing.T) {
 		t.Errorf("ops table:\n%s", b.String())
 	}
 	b.Reset()
-	printOps(&b, []OpSummary{{Op: strings.Repeat("o", opWidth+1), Count: 3, Clamped: 2}, {Op: "b", Clamped: 1}}, "op")
+	printOps(&b, []OpSummary{{Op: strings.Repeat("o", opWidth+1), Count: 3, Clamped: 2}, {Op: "b", Count: 1, Clamped: 1}, {Op: "idle"}, {Op: "idle2"}}, "op")
 	if !strings.Contains(b.String(), "\nclamped 3 times outside 1µs..1h to the nearest bound\n") ||
+		!strings.Contains(b.String(), "\nnot run: idle, idle2\n") || strings.Contains(b.String(), "\nidle ") ||
 		!strings.Contains(b.String(), "\n"+strings.Repeat("o", opWidth-1)+"~ ") {
 		t.Errorf("ops table:\n%s", b.String())
 	}

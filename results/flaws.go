@@ -89,24 +89,26 @@ func mergeFlaws(out *Summary, sums []Summary) {
 	}
 }
 
-func printFlaws(b *strings.Builder, f *Flaws) {
+// printFlaws prints the seed's four flaws as the run saw them, under a
+// title that names the system that ran: its design, scans and ranks.
+func printFlaws(b *strings.Builder, f *Flaws, system string) {
 	if f == nil {
 		return
 	}
-	line(b, "flaws of the seed's design, as this run saw them (verify confirms the counts):")
+	line(b, "the seed's flaws in this run (%s):", system)
 	var per []string
 	for _, t := range slices.Sorted(maps.Keys(f.Collided)) {
 		per = append(per, fmt.Sprintf("%s %d", t, f.Collided[t]))
 	}
-	line(b, "  comments lost to colliding keys  %d", f.CollidedTotal)
+	line(b, "  comments hidden by colliding keys %d", f.CollidedTotal)
 	if len(per) > 0 {
 		line(b, "    index rows put over, by listing: %s", strings.Join(per, ", "))
 	}
-	line(b, "  listings that came back short    %d comments, summed over walks", f.ShortListings)
-	line(b, "  rows read per listing page       %.1f mean, %d max", f.RowsPerPage, f.MaxRowsPerPage)
+	line(b, "  listings that came back short     %d comments, summed over walks", f.ShortListings)
+	line(b, "  rows read per listing page        %.1f mean, %d max", f.RowsPerPage, f.MaxRowsPerPage)
 	if h := f.HottestListingRegion; h != nil {
-		head := fmt.Sprintf("  hottest product-listing region   %.0f%% of its writes, ", 100*h.Share)
+		head := fmt.Sprintf("  hottest product-listing region    %.0f%% of its writes, ", 100*h.Share)
 		line(b, "%s%s", head, spread.ShortRange(ListingTable, h.Range, 80-len(head)))
 	}
-	line(b, "  stale rank rows                  %d", f.StaleRanks)
+	line(b, "  stale rank rows                   %d", f.StaleRanks)
 }

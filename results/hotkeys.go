@@ -107,6 +107,21 @@ func printHotKeys(b *strings.Builder, h *HotKeys) {
 			hotLine(b, label, k)
 		}
 	}
+	if h.anyBound() {
+		line(b, "≤ marks an upper bound: a key the sketch counted for part of the run only")
+	}
+}
+
+// anyBound says whether a shown count is an upper bound.
+func (h *HotKeys) anyBound() bool {
+	for i := range HotLists {
+		for j, k := range *h.List(i).Keys {
+			if j < hotShown && k.Error > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hotLine ends with the region's range, cut to what room the figures leave.

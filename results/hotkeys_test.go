@@ -77,6 +77,9 @@ func TestConsoleHotKeys(t *testing.T) {
 	if len(lines) != 12 {
 		t.Fatalf("%d key lines, want 4 lists of 3:\n%s", len(lines), block)
 	}
+	if !strings.Contains(block, "\n≤ marks an upper bound: ") {
+		t.Errorf("the bounds are not explained:\n%s", block)
+	}
 	for i, l := range lines {
 		if n := utf8.RuneCountInString(l); n > lineWidth {
 			t.Errorf("%d columns: %q", n, l)

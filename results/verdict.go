@@ -36,6 +36,7 @@ const MaxVerdict = 6
 func (s *Summary) Judge(pageSize int) {
 	var j judgement
 	j.lost(s)
+	j.stale(s)
 	j.slos(s.SLOs)
 	j.scans(s, pageSize)
 	j.hotspots(s)
@@ -62,14 +63,23 @@ func (j *judgement) add(kind, sev, cure string, fig float64, format string, a ..
 func (j *judgement) lost(s *Summary) {
 	switch f := s.Flaws; {
 	case f != nil && f.CollidedTotal > 0:
-		j.add("lost", Critical, "--layout unique", float64(f.CollidedTotal),
-			"%d comments lost to colliding index keys (verify --run confirms)", f.CollidedTotal)
+		j.add("collided", Critical, "--layout unique", float64(f.CollidedTotal),
+			"%d comments hidden by colliding index keys (verify --run confirms)", f.CollidedTotal)
 	case s.violation("missing") > 0:
 		n := s.violation("missing")
 		j.add("hidden", Critical, "", float64(n), "listings came back %d comments short of what was acknowledged", n)
 	}
 	if n := s.violation("dangling"); n > 0 {
 		j.add("dangling", Critical, "", float64(n), "%d listed index rows point at no comment", n)
+	}
+}
+
+// stale finds rank rows a shorter ranking upserted over a longer one left
+// behind, ranking a comment twice.
+func (j *judgement) stale(s *Summary) {
+	if f := s.Flaws; f != nil && f.StaleRanks > 0 {
+		j.add("stale", Warning, "--ranks replace", float64(f.StaleRanks),
+			"%d stale rank rows: shorter rankings upserted over longer ones rank comments twice", f.StaleRanks)
 	}
 }
 
@@ -121,35 +131,73 @@ func worstListing(ops []OpSummary, pageSize int) (*OpSummary, float64) {
 
 // scanMode is the run's --scan as its configuration records it, "" when
 // it does not say.
-func (s *Summary) scanMode() string {
+func (s *Summary) scanMode() string { return s.scenario().Scan }
+
+// runScenario is what the verdict and the console read of the run's
+// configuration.
+type runScenario struct {
+	Layout string `json:"layout"`
+	Scan   string `json:"scan"`
+	Ranks  string `json:"ranks"`
+}
+
+func (s *Summary) scenario() runScenario {
 	var c struct {
-		Scenario struct {
-			Scan string `json:"scan"`
-		} `json:"scenario"`
+		Scenario runScenario `json:"scenario"`
 	}
-	if json.Unmarshal(s.Config, &c) != nil {
-		return ""
-	}
-	return c.Scenario.Scan
+	_ = json.Unmarshal(s.Config, &c) // a summary without one says nothing of it
+	return c.Scenario
+}
+
+// system names the system that ran as the run's first line does: "design
+// seed, bounded scans, ranks replace".
+func (s *Summary) system() string {
+	c := s.scenario()
+	return fmt.Sprintf("design %s, %s scans, ranks %s", orDash(c.Layout), orDash(c.Scan), orDash(c.Ranks))
 }
 
 func (j *judgement) hotspots(s *Summary) {
-	for _, t := range hotspots(s.Spread) {
+	hot := hotspots(s.Spread)
+	if len(hot) > maxHotLines {
+		j.manyHotspots(s, hot)
+		return
+	}
+	for _, t := range hot {
 		w := t.HottestWrites
-		cure := "--layout hashed"
-		if t.Table == s.StoreOf(ListingTable) || t.Table == s.StoreOf("user-comment") {
-			cure = "--layout salted"
-		}
 		head := fmt.Sprintf("%s: %.0f%% of writes to one region, ", t.Table, 100*w.Share)
 		if u := t.Unsplittable; u != nil {
-			// No split, and no hash or salt of the row key, divides a row:
-			// a listing kept tall and salted spreads its writes.
 			head = fmt.Sprintf("%s: %.0f%% of writes to one region, %.0f%% of those to one row no split divides, ", t.Table, 100*w.Share, 100*u.Share)
-			cure = "--layout salted"
 		}
 		room := messageWidth(Warning) - utf8.RuneCountInString(head)
-		j.add("hotspot", Warning, cure, w.Share, "%s%s", head, spread.ShortRange(t.Table, w.Range, max(room, minRange)))
+		j.add("hotspot", Warning, hotCure(s, t), w.Share, "%s%s", head, spread.ShortRange(t.Table, w.Range, max(room, minRange)))
 	}
+}
+
+// maxHotLines is how many hot tables the verdict names a line each; more
+// share one line.
+const maxHotLines = 2
+
+// manyHotspots says every hot table in one line, hottest first.
+func (j *judgement) manyHotspots(s *Summary, hot []spread.TableSpread) {
+	var parts, cures []string
+	for _, t := range hot {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", t.Table, 100*t.HottestWrites.Share))
+		if c := hotCure(s, t); !slices.Contains(cures, c) {
+			cures = append(cures, c)
+		}
+	}
+	j.add("hotspot", Warning, strings.Join(cures, " · "), hot[0].HottestWrites.Share,
+		"%d tables send their writes to one region: %s", len(hot), strings.Join(parts, ", "))
+}
+
+// hotCure is what spreads a hot table's writes: a hash of an entity's key,
+// a salt of a listing's (which a hash would not split), and a row no split
+// divides only by a listing kept tall and salted.
+func hotCure(s *Summary, t spread.TableSpread) string {
+	if t.Unsplittable != nil || t.Table == s.StoreOf(ListingTable) || t.Table == s.StoreOf("user-comment") {
+		return "--layout salted"
+	}
+	return "--layout hashed"
 }
 
 // minRange is the fewest columns a hotspot's message gives its key range,
@@ -209,7 +257,7 @@ func severityRank(sev string) int { return slices.Index([]string{Critical, Warni
 // kindOrder ranks findings of one severity: data lost or hidden first,
 // then scans that leave their range, hotspots, SLO breaches, a run that
 // fell behind.
-var kindOrder = []string{"lost", "hidden", "dangling", "scan", "hotspot", "slo", "behind"}
+var kindOrder = []string{"collided", "hidden", "dangling", "scan", "hotspot", "stale", "slo", "behind"}
 
 func rank(kind string) int { return slices.Index(kindOrder, kind) }
 
@@ -220,21 +268,33 @@ func (s *Summary) violation(kind string) int64 {
 	return 0
 }
 
-// hotspots are the tables one region of which took at least half the
-// writes, twice its fair share or more (half of two regions' writes is an
-// even spread), worst first, at most two.
+// hotspots are the tables one region of which took at least a quarter of
+// the writes and twice its fair share or more (half of two regions' writes
+// is an even spread), worst first.
 func hotspots(ts []spread.TableSpread) []spread.TableSpread {
 	var out []spread.TableSpread
 	for _, t := range ts {
-		w := t.HottestWrites
-		if t.Table != spread.AllTables && w != nil && w.Share >= 0.5 && w.Share >= 2*fairShare(t) {
+		if hotTable(t) {
 			out = append(out, t)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b spread.TableSpread) int {
 		return cmp.Compare(b.HottestWrites.Share, a.HottestWrites.Share)
 	})
-	return out[:min(len(out), 2)]
+	return out
+}
+
+// HotShare and HotOverFair are the rule a table's hottest region breaks:
+// it took HotShare of the table's writes or more, and HotOverFair times
+// what an even spread would give it.
+const (
+	HotShare    = 0.25
+	HotOverFair = 2
+)
+
+func hotTable(t spread.TableSpread) bool {
+	w := t.HottestWrites
+	return t.Table != spread.AllTables && w != nil && w.Share >= HotShare && w.Share >= HotOverFair*fairShare(t)
 }
 
 // fairShare is what the hottest writes' region would take of an even

@@ -37,7 +37,7 @@ func TestJudge(t *testing.T) {
 	for _, f := range v {
 		kinds = append(kinds, f.Severity+":"+f.Kind)
 	}
-	want := "critical:lost critical:dangling critical:slo warning:scan warning:hotspot try:cure"
+	want := "critical:collided critical:dangling critical:slo warning:scan warning:hotspot try:cure"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("verdict %v\nwant    %s", kinds, want)
 	}

@@ -84,7 +84,7 @@ func flawLines(runs []flawRun) []string {
 		return strings.Join(parts, " · ")
 	}
 	lines := []string{
-		"collided comments: " + each(func(r flawRun) string { return thousands(r.collided) + " lost" }),
+		"collided comments: " + each(func(r flawRun) string { return thousands(r.collided) + " hidden" }),
 		"rows read per page: " + each(func(r flawRun) string { return thousands(int64(r.rowsPerPage + 0.5)) }),
 		"hottest product-listing region: " + each(func(r flawRun) string { return fmt.Sprintf("%.0f%%", 100*r.hottest) }),
 		"stale ranks: " + each(func(r flawRun) string { return thousands(r.stale) }),
