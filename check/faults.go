@@ -37,7 +37,8 @@ type Reconciled struct {
 }
 
 // reconcile compares the run's consistency block with the report: nil
-// without a run, or for a run that recorded none.
+// without a run, for a run that recorded none, or one that injected no
+// failure.
 func (c *checker) reconcile(ctx context.Context, rep Report) (*FaultReport, error) {
 	if c.o.RunDir == "" {
 		return nil, nil
@@ -50,8 +51,8 @@ func (c *checker) reconcile(ctx context.Context, rep Report) (*FaultReport, erro
 		return nil, fmt.Errorf("reconcile the run's failures: %w", err)
 	}
 	cons := sum.Consistency
-	if cons == nil {
-		return nil, nil
+	if cons == nil || cons.Injected.Total() == 0 {
+		return nil, nil // nothing injected: nothing to reconcile
 	}
 	f := &FaultReport{Writes: cons.Writes, Injected: cons.Injected, Unknown: cons.Unknown}
 	if repaired, err := c.repairedSince(ctx); err != nil || repaired {

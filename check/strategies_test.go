@@ -320,9 +320,16 @@ func TestUnfinishedCounted(t *testing.T) {
 // under a strategy whose unfinished writes do not.
 func TestUnexplainedDrift(t *testing.T) {
 	unique, _ := keys.Builtin("unique")
-	sd := newStrategyData(t, unique, comments.Verified, faults.Spec{})
-	c, err := sd.write(0)
-	must(t, err)
+	sd := newStrategyData(t, unique, comments.Verified, faults.Spec{FailWrites: 0.5})
+	var c model.Comment
+	written, failed := false, false
+	for i := 0; !written || !failed; i++ {
+		w, err := sd.write(i)
+		if err == nil && !written {
+			c, written = w, true
+		}
+		failed = failed || err != nil
+	}
 	sd.summarize()
 	k, err := unique.Encode(keys.Key{Table: keys.UserComment, UserID: c.UserID, ProductID: c.ProductID, OrderID: c.OrderID,
 		Timestamp: c.Timestamp, ContentLen: c.ContentLen()})
@@ -331,6 +338,19 @@ func TestUnexplainedDrift(t *testing.T) {
 	rep := sd.check(false)
 	if rep.Faults == nil || len(rep.Faults.Unexplained) != 1 ||
 		rep.Faults.Unexplained[0] != "missing entries in user-comment: 1 found, the injected failures explain 0" || rep.Consistent {
+		t.Errorf("faults %+v, %s", rep.Faults, rep.Verdict)
+	}
+}
+
+// A run that injected nothing has nothing to reconcile: no block, and no
+// word of failures that explain what verify found.
+func TestNothingInjectedNothingReconciled(t *testing.T) {
+	unique, _ := keys.Builtin("unique")
+	sd := newStrategyData(t, unique, comments.Verified, faults.Spec{})
+	_, err := sd.write(0)
+	must(t, err)
+	sd.summarize()
+	if rep := sd.check(false); rep.Faults != nil || !rep.Consistent {
 		t.Errorf("faults %+v, %s", rep.Faults, rep.Verdict)
 	}
 }
