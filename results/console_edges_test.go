@@ -321,3 +321,19 @@ func TestConsoleSpreadLongKeys(t *testing.T) {
 		}
 	}
 }
+
+// A ramp or a search goes past its SLOs and falls behind on purpose: its
+// answer is the knee, not a breach or a lag.
+func TestJudgeCapacityRun(t *testing.T) {
+	s := Summary{SLOs: []SLOResult{{SLO: "comment-write:p99<=1ms", Met: false, Actual: 5}},
+		Pacing: Pacing{FellBehind: true, LateShare: 0.5}, Capacity: &Capacity{KneeRate: 800}}
+	s.Judge(10)
+	if len(s.Verdict) != 0 {
+		t.Errorf("verdict %+v", s.Verdict)
+	}
+	s.Capacity = nil
+	s.Judge(10)
+	if len(s.Verdict) != 3 { // the breach, the lag, the lower rate
+		t.Errorf("verdict %+v", s.Verdict)
+	}
+}

@@ -122,10 +122,7 @@ func (w *LedgerWriter) Write(status byte, commentKey []byte, contentLen int) {
 	if w.err != nil || len(commentKey) > 255 {
 		return
 	}
-	r := append(w.rec[:0], framed(status), byte(len(commentKey)))
-	r = append(r, commentKey...)
-	r = binary.BigEndian.AppendUint32(r, uint32(contentLen))
-	r = binary.BigEndian.AppendUint32(r, crc32.ChecksumIEEE(r))
+	r := appendRecord(w.rec[:0], status, commentKey, contentLen)
 	w.rec = r
 	if _, w.err = w.f.Write(r); w.err == nil && w.sync && status != Pending {
 		w.err = w.f.Sync()

@@ -30,6 +30,15 @@ const MaxSamples = 10
 type LoadPhase struct {
 	Comments int64   `json:"comments"`
 	Seconds  float64 `json:"seconds"`
+	// Method is how: "puts" (comment by comment through the write path),
+	// "bulk load" (sorted tables ingested), "batched puts" (multi-row
+	// requests) or "reused base" (the store started from a kept base,
+	// Base, in RestoreSeconds; Seconds is then the generators' replay).
+	Method         string  `json:"method,omitempty"`
+	Base           string  `json:"base,omitempty"`
+	RestoreSeconds float64 `json:"restore_seconds,omitempty"`
+	// SaveSeconds is what keeping the load as base Base took after it.
+	SaveSeconds float64 `json:"base_save_seconds,omitempty"`
 }
 
 // Summary is a whole run's results: summary.json.

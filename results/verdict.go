@@ -37,10 +37,12 @@ func (s *Summary) Judge(pageSize int) {
 	var j judgement
 	j.lost(s)
 	j.stale(s)
-	j.slos(s.SLOs)
+	if s.Capacity == nil { // a ramp or a search breaks its SLOs and falls behind on purpose: its answer is the knee
+		j.slos(s.SLOs)
+	}
 	j.scans(s, pageSize)
 	j.hotspots(s)
-	if p := s.Pacing; p.FellBehind {
+	if p := s.Pacing; p.FellBehind && s.Capacity == nil {
 		j.add("behind", Warning, "a lower --rate", p.LateShare,
 			"the run fell behind: %.0f%% of arrivals late, %d never started", 100*p.LateShare, p.Unstarted)
 	}
