@@ -326,7 +326,7 @@ func checkCompare(t *testing.T, doc *html.Node, runs []reportRun) {
 
 // checkVerdictLine reads the figures back out of a run's verdict line: the
 // product listing's hottest region's share of writes, scans and rows per
-// listing page, comments lost to colliding keys (verify's count), each with
+// listing page, comments hidden by colliding keys (verify's count), each with
 // the first run's beside it.
 func checkVerdictLine(t *testing.T, line string, r, first reportRun, isFirst bool) {
 	t.Helper()
@@ -360,7 +360,7 @@ func checkVerdictLine(t *testing.T, line string, r, first reportRun, isFirst boo
 		{`hottest product-comment region (\d+)% of writes(?: \(seed (\d+)%\))?`, hot(r), hot(first), 0},
 		{`([\d.,]+) scans? per listing page(?: \(seed ([\d.,]+)\))?`, rs, fs, 0.05},
 		{`([\d.,]+) rows read per page(?: \(seed ([\d.,]+)\))?`, rr, fr, 0.5},
-		{`([\d,]+) lost to colliding keys(?: \(seed ([\d,]+)\))?`, float64(r.rep.CollidedTotal()), float64(first.rep.CollidedTotal()), 0},
+		{`([\d,]+) hidden by colliding keys(?: \(seed ([\d,]+)\))?`, float64(r.rep.CollidedTotal()), float64(first.rep.CollidedTotal()), 0},
 	} {
 		m := regexp.MustCompile(c.re).FindStringSubmatch(line)
 		if m == nil {

@@ -78,7 +78,7 @@ func TestShapesComparison(t *testing.T) {
 		t.Fatalf("loadgen report: exit %d, want the page's path and a line per run\n%s%s", code, stdout, stderr)
 	}
 	for i, want := range []string{
-		`^unique: hottest product-comment region \d+% of writes; 1 scan per listing page; .*; 0 lost to colliding keys; verify consistent$`,
+		`^unique: hottest product-comment region \d+% of writes; 1 scan per listing page; .*; 0 hidden by colliding keys; verify consistent$`,
 		`^between: hottest product-comment region \(in product\) \d+% of writes, one row (9\d|100)% \(unique \d+%\); .*; biggest row [\d,]+ cells, .*; verify consistent \(unique consistent\)$`,
 		`^feed: hottest product-comment region \d+% of writes, one row 100% \(unique \d+%\); .*; biggest row [\d,]+ cells, .*; verify consistent \(unique consistent\)$`,
 	} {

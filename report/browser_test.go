@@ -37,8 +37,9 @@ type visit struct {
 
 // openPage loads path in a fresh headless browser, with nothing on that
 // reaches out by itself (no background networking, no component updates,
-// no sync), and records every console message and request the page makes.
-func openPage(tb testing.TB, path string, screenshot bool) visit {
+// no sync), and records every console message and request the page makes;
+// inspect, when given, looks at the page before the browser closes.
+func openPage(tb testing.TB, path string, screenshot bool, inspect func(context.Context)) visit {
 	tb.Helper()
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -105,6 +106,9 @@ func openPage(tb testing.TB, path string, screenshot bool) visit {
 			tb.Fatalf("screenshot: %v", err)
 		}
 	}
+	if inspect != nil {
+		inspect(ctx)
+	}
 	time.Sleep(200 * time.Millisecond) // late messages, if any
 	stopListening()
 	wg.Wait()
@@ -144,7 +148,7 @@ func TestBrowserRendersReport(t *testing.T) {
 		if err := WriteFile(page, c.dirs, false); err != nil {
 			t.Fatal(err)
 		}
-		v := openPage(t, page, true)
+		v := openPage(t, page, true, nil)
 		for _, m := range v.Console {
 			t.Errorf("%s: console: %s", c.name, m)
 		}
@@ -205,7 +209,7 @@ func BenchmarkBrowserRender10Min(b *testing.B) {
 			var total time.Duration
 			n := 0
 			for b.Loop() {
-				total += openPage(b, page, false).Load
+				total += openPage(b, page, false, nil).Load
 				n++
 			}
 			b.ReportMetric(float64(total.Milliseconds())/float64(n), "ms/render")

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
+	"commentbench/keys"
 	"commentbench/results"
 )
 
@@ -25,9 +27,13 @@ type compareView struct {
 	Throughput       *figure
 	P99              []figure
 	ThinNote         string
-	Spread           spreadSection
-	Listing          []listingGroup
-	Heatmaps         []heatGroup
+	TailNote         string
+	RunNames         string // every run, for the captions of what shows them all
+	// LintShared are the lint findings every design has, said once.
+	LintShared []keys.Finding
+	Spread     spreadSection
+	Listing    []listingGroup
+	Heatmaps   []heatGroup
 }
 
 type verdictView struct{ Run, Text string }
@@ -44,7 +50,7 @@ type listingGroup struct {
 
 type heatGroup struct {
 	Table string
-	Maps  []heatView
+	Maps  []heatView // a run's each
 }
 
 func buildCompare(runs []*Run) (*compareView, error) {
@@ -62,6 +68,8 @@ func buildCompare(runs []*Run) (*compareView, error) {
 		c.Verdicts = append(c.Verdicts, verdictView{Run: r.Label, Text: VerdictLine(r, runs[0])})
 		c.Shapes = append(c.Shapes, shapeOf(r))
 	}
+	c.RunNames = runNames(runs)
+	c.LintShared = sharedLint(c.Runs)
 	c.Consistency, c.ConsistencyWords = consistencyRows(runs), ConsistencyWords(runs)
 	c.Ops = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Ops })
 	c.Actions = opGroups(runs, func(s results.Summary) []results.OpSummary { return s.Actions })
@@ -183,7 +191,8 @@ func cmpDists(runs []*Run, c *compareView) error {
 		if err != nil {
 			return err
 		}
-		c.Dists = append(c.Dists, figure{Chart: chart})
+		c.Dists = append(c.Dists, figure{Chart: chart, Legend: legendOf(ss),
+			Caption: fmt.Sprintf("%s: %s's latency by percentile", seriesNames(ss), name)})
 	}
 	return nil
 }
@@ -192,17 +201,22 @@ func cmpDists(runs []*Run, c *compareView) error {
 func cmpTimeline(runs []*Run, c *compareView) error {
 	tls := make([]map[string][]opPoint, len(runs))
 	var total []series
-	thin := 1
+	thin, end := 1, 0.0
+	var tails []string
 	for i, r := range runs {
 		tls[i] = r.timeline()
 		total = append(total, series{Name: r.Label, Index: i, XY: totalRate(tls[i])})
-		thin = max(thin, r.thinned())
+		thin, end = max(thin, r.thinned()), max(end, r.chartEnd())
+		if n := r.tailNote(); n != "" {
+			tails = append(tails, n)
+		}
 	}
-	chart, err := lineChart("throughput, all ops", "successes/s", false, total, wide, false)
+	c.TailNote = strings.Join(tails, " ")
+	chart, err := lineChart("throughput, all ops", "successes/s", false, total, wide, end)
 	if err != nil {
 		return err
 	}
-	c.Throughput = &figure{Chart: chart, Legend: c.Legend}
+	c.Throughput = &figure{Chart: chart, Legend: c.Legend, Caption: c.RunNames + ": successes per second per interval, all operations"}
 	ops := names(runs, func(r *Run) []string { return opNames(r.Summary) })
 	for _, op := range ops {
 		var ss []series
@@ -212,11 +226,12 @@ func cmpTimeline(runs []*Run, c *compareView) error {
 					XY: xy(pts, func(p opPoint) float64 { return p.P99 }, 0.001)})
 			}
 		}
-		chart, err := lineChart(op+" p99", "ms (log)", true, ss, small, true)
+		chart, err := lineChart(op+" p99", "ms (log)", true, ss, small, end)
 		if err != nil {
 			return err
 		}
-		c.P99 = append(c.P99, figure{Chart: chart})
+		c.P99 = append(c.P99, figure{Chart: chart, Legend: legendOf(ss),
+			Caption: fmt.Sprintf("%s: %s's p99 per interval", seriesNames(ss), op)})
 	}
 	if thin > 1 {
 		c.ThinNote = fmt.Sprintf("Each point covers up to %d intervals: their mean rate, and the highest of their p99s.", thin)
@@ -236,18 +251,22 @@ func hotRange(runs []*Run, table string) float64 {
 	return max(hi-lo, 0)
 }
 
-// cmpHeatmaps puts each table's heatmaps side by side, a run each, on
-// one colour scale.
+// cmpHeatmaps puts each table's heatmaps together, a run's after
+// another's, each metric on one colour scale across the runs.
 func cmpHeatmaps(runs []*Run, c *compareView) error {
 	tables := names(runs, func(r *Run) []string { return r.heatTables() })
 	slices.SortStableFunc(tables, func(a, b string) int { return cmp.Compare(hotRange(runs, b), hotRange(runs, a)) })
 	for _, t := range tables {
-		grids := make([]*heatGrid, len(runs))
-		thin := make([]int, len(runs))
-		var top float64
+		grids, thin := make([][]*heatGrid, len(runs)), make([]int, len(runs))
+		top := make([]float64, len(heatMetrics))
 		for i, r := range runs {
-			if grids[i], thin[i] = r.heatmap(t); grids[i] != nil {
-				top = max(top, grids[i].max)
+			for j, m := range heatMetrics {
+				g, k := r.heatmap(t, m.writes)
+				if g == nil {
+					grids[i] = nil
+					break
+				}
+				grids[i], thin[i], top[j] = append(grids[i], g), k, max(top[j], g.max)
 			}
 		}
 		g := heatGroup{Table: t}
@@ -255,7 +274,9 @@ func cmpHeatmaps(runs []*Run, c *compareView) error {
 			if grids[i] == nil {
 				continue
 			}
-			grids[i].max = top // one scale, so a brighter band is more requests
+			for j := range heatMetrics {
+				grids[i][j].max = top[j] // one scale, so a brighter band is more
+			}
 			h, err := heatFigure(r, t, grids[i], thin[i])
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Dir, err)
@@ -265,4 +286,47 @@ func cmpHeatmaps(runs []*Run, c *compareView) error {
 		c.Heatmaps = append(c.Heatmaps, g)
 	}
 	return nil
+}
+
+// runNames are the runs' labels, for a caption.
+func runNames(runs []*Run) string {
+	var n []string
+	for _, r := range runs {
+		n = append(n, r.Label)
+	}
+	return strings.Join(n, ", ")
+}
+
+// seriesNames are a chart's runs, one line each, for its caption.
+func seriesNames(ss []series) string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// sharedLint takes the findings every run's design has out of each run's
+// lint, to be said once; with one design linted there is nothing to share.
+func sharedLint(views []*runView) []keys.Finding {
+	var linted []*lintView
+	for _, v := range views {
+		if v.Lint != nil && v.Lint.Err == "" {
+			linted = append(linted, v.Lint)
+		}
+	}
+	if len(linted) < 2 {
+		return nil
+	}
+	var shared []keys.Finding
+	for _, f := range linted[0].Findings {
+		if !slices.ContainsFunc(linted[1:], func(l *lintView) bool { return !slices.Contains(l.Findings, f) }) {
+			shared = append(shared, f)
+		}
+	}
+	for _, l := range linted {
+		l.Findings = slices.DeleteFunc(slices.Clone(l.Findings), func(f keys.Finding) bool { return slices.Contains(shared, f) })
+		l.Shared = len(shared)
+	}
+	return shared
 }

@@ -170,7 +170,7 @@ type figures struct {
 	hasBytes    bool
 	biggest     *results.RowSize // nil, with sized, when no row holds more than one cell
 	sized       bool             // the rows were measured at the run's end
-	collided    int64            // comments lost to colliding keys: verify's count where it ran
+	collided    int64            // comments hidden by colliding keys: verify's count where it ran
 	hasCollided bool
 	byVerify    bool
 	staleRanks  int64
@@ -296,7 +296,7 @@ func rowSize(r *results.RowSize) string {
 func flawParts(f, b figures, ref refFunc) []string {
 	var parts []string
 	if f.hasCollided {
-		parts = append(parts, fmt.Sprintf("%s lost to colliding keys%s", thousands(f.collided),
+		parts = append(parts, fmt.Sprintf("%s hidden by colliding keys%s", thousands(f.collided),
 			ref(b.hasCollided, thousands(b.collided))))
 	}
 	if f.hasStale && (f.staleRanks > 0 || b.staleRanks > 0) {

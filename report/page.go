@@ -25,6 +25,7 @@ type runView struct {
 	Latency       []figure
 	LatencyLegend []legendItem
 	ThinNote      string
+	TailNote      string
 	Heatmaps      []heatView
 	Spread        spreadSection
 	Listing       []listingView
@@ -43,12 +44,20 @@ type runView struct {
 	Consistency []consistencyView
 }
 
+// heatView is a run's heatmaps of a table, one per heatMetrics.
 type heatView struct {
 	Run, Table string
-	Fig        figure
+	Figs       []figure
 	Hottest    string // by requests
 	HotWrites  string
 }
+
+// heatMetrics are what a heatmap colours by: writes first, as a write
+// hotspot is what a key design is judged by and reads can drown it.
+var heatMetrics = []struct {
+	name, unit string
+	writes     bool
+}{{"writes", "writes/s", true}, {"requests", "requests/s", false}}
 
 func buildRun(r *Run) (*runView, error) {
 	s := r.Summary
@@ -94,7 +103,8 @@ func runDists(r *Run, v *runView) error {
 		if err != nil {
 			return err
 		}
-		v.Dists = append(v.Dists, figure{Chart: chart})
+		v.Dists = append(v.Dists, figure{Chart: chart, Legend: legendOf(ss),
+			Caption: fmt.Sprintf("%s: %s's latency and service time by percentile", r.Label, o.Op)})
 	}
 	return nil
 }
@@ -117,11 +127,12 @@ func runTimeline(r *Run, v *runView) error {
 	}
 	total := series{Name: "all ops", Index: -1, Dashed: true, XY: totalRate(tl)}
 	ss = append(ss, total)
-	chart, err := lineChart("throughput", "successes/s", false, ss, wide, false)
+	end := r.chartEnd()
+	chart, err := lineChart("throughput", "successes/s", false, ss, wide, end)
 	if err != nil {
 		return err
 	}
-	v.Throughput = &figure{Chart: chart, Legend: legendOf(ss)}
+	v.Throughput = &figure{Chart: chart, Legend: legendOf(ss), Caption: r.Label + ": successes per second per interval, by operation"}
 	for _, op := range opNames(r.Summary) {
 		pts := tl[op]
 		if len(pts) == 0 {
@@ -132,16 +143,17 @@ func runTimeline(r *Run, v *runView) error {
 			{Name: "p99", Index: 2, XY: xy(pts, func(p opPoint) float64 { return p.P99 }, 0.001)},
 			{Name: "max", Index: 9, Dashed: true, XY: xy(pts, func(p opPoint) float64 { return p.Max }, 0.001)},
 		}
-		chart, err := lineChart(op, "ms (log)", true, ls, small, false)
+		chart, err := lineChart(op, "ms (log)", true, ls, small, end)
 		if err != nil {
 			return err
 		}
-		v.Latency = append(v.Latency, figure{Chart: chart})
+		v.Latency = append(v.Latency, figure{Chart: chart, Caption: fmt.Sprintf("%s: %s's latency per interval", r.Label, op)})
 		v.LatencyLegend = legendOf(ls)
 	}
 	if k := r.thinned(); k > 1 {
 		v.ThinNote = fmt.Sprintf("Each point covers %d intervals: their mean rate, and the highest of their percentiles.", k)
 	}
+	v.TailNote = r.tailNote()
 	return nil
 }
 
@@ -168,33 +180,44 @@ func runHeatmaps(r *Run, v *runView) error {
 }
 
 func heatmapOf(r *Run, table string) (*heatView, error) {
-	g, k := r.heatmap(table)
-	if g == nil {
-		return nil, nil
+	var grids []*heatGrid
+	k := 0
+	for _, m := range heatMetrics {
+		g, thin := r.heatmap(table, m.writes)
+		if g == nil {
+			return nil, nil
+		}
+		grids, k = append(grids, g), thin
 	}
-	return heatFigure(r, table, g, k)
+	return heatFigure(r, table, grids, k)
 }
 
-// heatFigure draws a run's grid of a table, naming its hottest region.
-func heatFigure(r *Run, table string, g *heatGrid, k int) (*heatView, error) {
+// heatFigure draws a run's grids of a table (one per heatMetrics), naming
+// the hottest region of each.
+func heatFigure(r *Run, table string, grids []*heatGrid, k int) (*heatView, error) {
 	h := &heatView{Run: r.Label, Table: table}
 	if t := tableSpread(r.Summary.Spread, table); t != nil {
+		if w := t.HottestWrites; w != nil {
+			h.HotWrites = fmt.Sprintf("%s, %s of writes", w.Range, share(w.Share))
+			grids[0].mark(w.Name, "hottest")
+		}
 		if len(t.Hottest) > 0 {
 			hot := t.Hottest[0]
 			h.Hottest = fmt.Sprintf("%s on %s, %s of requests", hot.Range, hot.Server, share(hot.Share))
-			g.mark(hot.Name, "hottest")
-		}
-		if w := t.HottestWrites; w != nil {
-			h.HotWrites = fmt.Sprintf("%s, %s of writes", w.Range, share(w.Share))
+			grids[1].mark(hot.Name, "hottest")
 		}
 	}
-	chart, err := heatmapChart(table+" ("+r.Label+")", g)
-	if err != nil {
-		return nil, fmt.Errorf("heatmap %s: %w", table, err)
-	}
-	h.Fig = figure{Chart: chart, Caption: fmt.Sprintf("%d regions in key order, top to bottom", len(g.labels))}
-	if k > 1 {
-		h.Fig.Caption += fmt.Sprintf("; each column %d intervals", k)
+	for i, m := range heatMetrics {
+		chart, err := heatmapChart(fmt.Sprintf("%s %s (%s)", table, m.unit, r.Label), m.unit, grids[i])
+		if err != nil {
+			return nil, fmt.Errorf("heatmap %s: %w", table, err)
+		}
+		caption := fmt.Sprintf("%s: %s per second in each of %s's %d regions, in key order top to bottom",
+			r.Label, m.name, table, len(grids[i].labels))
+		if k > 1 {
+			caption += fmt.Sprintf("; each column %d intervals", k)
+		}
+		h.Figs = append(h.Figs, figure{Chart: chart, Caption: caption, Kind: m.name})
 	}
 	return h, nil
 }
@@ -218,18 +241,21 @@ func runServers(r *Run, v *runView) error {
 		return nil
 	}
 	var ss []series
+	end := r.chartEnd()
 	for i, name := range s.Servers {
 		var xy plotter.XYs
 		for _, p := range s.Points[name] {
-			xy = append(xy, plotter.XY{X: p[0], Y: p[1]})
+			if p[0] <= end { // the partial last interval's midpoint lies past it
+				xy = append(xy, plotter.XY{X: p[0], Y: p[1]})
+			}
 		}
 		ss = append(ss, series{Name: name, Index: i, XY: xy})
 	}
-	chart, err := lineChart("server utilization (modeled)", "share of handler time", false, ss, wide, false)
+	chart, err := lineChart("server utilization (modeled)", "share of handler time", false, ss, wide, end)
 	if err != nil {
 		return err
 	}
-	v.ServerChart = &figure{Chart: chart, Legend: legendOf(ss)}
+	v.ServerChart = &figure{Chart: chart, Legend: legendOf(ss), Caption: r.Label + ": each server's modeled utilization per interval"}
 	return nil
 }
 

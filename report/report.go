@@ -19,8 +19,16 @@ var pageTemplate string
 var style string
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"sub": func(a, b int) int { return a - b },
+	"sub":       func(a, b int) int { return a - b },
+	"captioned": func(caption string, rows any) captioned { return captioned{caption, rows} },
 }).Parse(pageTemplate))
+
+// captioned is a table's rows with the caption that names their run or
+// runs: a table shown in several places is given its caption there.
+type captioned struct {
+	Caption string
+	Rows    any
+}
 
 // FileName is the report loadgen writes into a run's dir.
 const FileName = "report.html"

@@ -175,26 +175,36 @@ func selfContained(t *testing.T, page *html.Node, raw []byte) {
 	}
 }
 
-// A partial last interval is a rate over its own length: no false dip.
-func TestPartialIntervalIsARate(t *testing.T) {
+// A partial last interval (the run's end cut it to 0.4 s) is left out of
+// every chart: the lines, the heatmaps and their time axes stop at the
+// last whole interval, and the page says what was left out.
+func TestPartialLastIntervalLeftOut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	synthRun(t, dir, 5, "seed", 2)
 	r, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last TimelineRow
-	for _, row := range r.Timeline {
-		if row.Op == "order-create" {
-			last = row
-		}
-	}
-	if !last.Partial || !near(last.End-last.Start, 0.4, 1e-9) {
+	if last := r.Timeline[len(r.Timeline)-1]; !last.Partial || !near(last.End-last.Start, 0.4, 1e-9) {
 		t.Fatalf("last interval %+v: want a partial 0.4 s", last)
 	}
-	pts := r.timeline()["order-create"]
-	if got, want := pts[len(pts)-1].Rate, float64(last.Count)/0.4; !near(got, want, 1e-6) {
-		t.Errorf("last rate %v, want %v (count over 0.4 s)", got, want)
+	if end := r.chartEnd(); end != 4 {
+		t.Errorf("time axes end at %v, want 4 (the last whole interval's end)", end)
+	}
+	for op, pts := range r.timeline() {
+		if len(pts) != 4 || pts[len(pts)-1].X > 4 {
+			t.Errorf("%s: %d points, the last at %v: want the 4 whole intervals", op, len(pts), pts[len(pts)-1].X)
+		}
+	}
+	for _, m := range heatMetrics {
+		g, _ := r.heatmap("product-comment", m.writes)
+		if len(g.xs) != 4 || g.end != 4 {
+			t.Errorf("%s heatmap: %d columns to %v s, want 4 to 4 s", m.name, len(g.xs), g.end)
+		}
+	}
+	page, _ := renderPage(t, dir)
+	if got := text(byID(page, "timeline")); !strings.Contains(got, "the last interval, cut to 0.400 s by the run's end, is left out of the charts") {
+		t.Errorf("the page does not say the partial interval is left out: %q", got)
 	}
 }
 
@@ -274,7 +284,7 @@ func TestVerdictLine(t *testing.T) {
 	got := VerdictLine(runs[1], runs[0])
 	want := fmt.Sprintf("salted: hottest product-comment region %.0f%% of writes (seed %.0f%%); 1 scan per listing page (seed 1)",
 		100*hot(runs[1]), 100*hot(runs[0]))
-	if !strings.HasPrefix(got, want) || !strings.Contains(got, "3 lost to colliding keys (seed 3)") {
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "3 hidden by colliding keys (seed 3)") {
 		t.Errorf("verdict line\n%s\nwant it to start\n%s\nand hold the collisions", got, want)
 	}
 	cells := func(r *Run) string { c, _ := listingCost(r.Summary); return num(c.CellsPerPage()) }
@@ -416,7 +426,7 @@ func TestLogChartsTakeAnyValues(t *testing.T) {
 		"empty":    nil,
 		"two runs": {{Name: "a", XY: plotter.XYs{{X: 0, Y: 3}}}, {Name: "b", Index: 1, XY: plotter.XYs{{X: 0, Y: 0}}}},
 	} {
-		if _, err := lineChart(name, "ms (log)", true, ss, small, true); err != nil {
+		if _, err := lineChart(name, "ms (log)", true, ss, small, 1); err != nil {
 			t.Errorf("%s: line chart: %v", name, err)
 		}
 		if _, err := distributionChart(name, ss); err != nil {

@@ -42,8 +42,12 @@ func slot(start, interval float64) int { return int(math.Round(start / interval)
 // one per process, add their rates and keep the highest percentile.
 func (r *Run) timeline() map[string][]opPoint {
 	iv := r.intervalSec()
+	charted := r.charted()
 	acc := map[string]map[int]*opPoint{}
 	for _, t := range r.Timeline {
+		if !charted(t.Start) {
+			continue
+		}
 		if acc[t.Op] == nil {
 			acc[t.Op] = map[int]*opPoint{}
 		}
@@ -104,10 +108,62 @@ func thin(pts []opPoint) []opPoint {
 // thinned is how many intervals a point of r's charts covers.
 func (r *Run) thinned() int {
 	slots := map[int]bool{}
+	charted := r.charted()
 	for _, t := range r.Timeline {
-		slots[slot(t.Start, r.intervalSec())] = true
+		if charted(t.Start) {
+			slots[slot(t.Start, r.intervalSec())] = true
+		}
 	}
 	return (len(slots) + maxPoints - 1) / maxPoints
+}
+
+// partialTail is the slot of the run's last interval when the run's end
+// cut it short, and its length. Its rates are the run winding down, not
+// its load, and its column would be drawn as wide as a whole interval's:
+// the charts leave it out; the tables, from the summary, count it.
+func (r *Run) partialTail() (last int, length float64, ok bool) {
+	iv := r.intervalSec()
+	last, short := math.MinInt, false
+	for _, t := range r.Timeline {
+		s := slot(t.Start, iv)
+		if s > last {
+			last, short, length = s, true, 0
+		}
+		if s == last {
+			short = short && t.Partial && t.End-t.Start < 0.999*iv
+			length = max(length, t.End-t.Start)
+		}
+	}
+	return last, length, short
+}
+
+// charted says whether the charts draw the interval starting at start:
+// every one but a partial last one.
+func (r *Run) charted() func(start float64) bool {
+	tail, _, cut := r.partialTail()
+	iv := r.intervalSec()
+	return func(start float64) bool { return !cut || slot(start, iv) < tail }
+}
+
+// chartEnd is where r's time axes end: the end of the last interval
+// charted, in whole slots, so lines and heatmaps share it.
+func (r *Run) chartEnd() float64 {
+	last := 0
+	charted := r.charted()
+	for _, t := range r.Timeline {
+		if charted(t.Start) {
+			last = max(last, slot(t.Start, r.intervalSec())+1)
+		}
+	}
+	return float64(last) * r.intervalSec()
+}
+
+// tailNote says what the charts left out, if anything.
+func (r *Run) tailNote() string {
+	if _, length, cut := r.partialTail(); cut {
+		return fmt.Sprintf("%s: the last interval, cut to %.3f s by the run's end, is left out of the charts (the tables count it).", r.Label, length)
+	}
+	return ""
 }
 
 func xy(pts []opPoint, f func(opPoint) float64, floor float64) plotter.XYs {
@@ -181,15 +237,17 @@ type regionRow struct {
 }
 
 // heatmap builds a table's grid from regions.csv: regions in key order,
-// a column per slot (thinned past maxColumns), requests per second.
-func (r *Run) heatmap(table string) (*heatGrid, int) {
+// a column per slot (thinned past maxColumns), writes per second (writes)
+// or requests.
+func (r *Run) heatmap(table string, writes bool) (*heatGrid, int) {
 	iv := r.intervalSec()
+	charted := r.charted()
 	idx := map[string]int{}
 	var rows []regionRow
 	cells := map[[2]int]float64{}
 	lo, hi := math.MaxInt, math.MinInt
 	for i, rr := range r.Regions {
-		if rr.Table != table {
+		if rr.Table != table || !charted(rr.Start) {
 			continue
 		}
 		if _, ok := idx[rr.Region]; !ok {
@@ -198,8 +256,12 @@ func (r *Run) heatmap(table string) (*heatGrid, int) {
 		}
 		s := slot(rr.Start, iv)
 		lo, hi = min(lo, s), max(hi, s)
+		n := rr.Writes
+		if !writes {
+			n += rr.Reads
+		}
 		if d := rr.End - rr.Start; d > 0 {
-			cells[[2]int{idx[rr.Region], s}] += float64(rr.Reads+rr.Writes) / d
+			cells[[2]int{idx[rr.Region], s}] += float64(n) / d
 		}
 	}
 	if len(rows) == 0 {
@@ -214,13 +276,14 @@ func (r *Run) heatmap(table string) (*heatGrid, int) {
 	})
 	k := (hi - lo + maxColumns) / maxColumns
 	cols := (hi-lo)/k + 1
-	g := &heatGrid{z: make([][]float64, len(order))}
+	g := &heatGrid{z: make([][]float64, len(order)), end: float64(lo+cols*k) * iv}
 	for c := range cols {
 		g.xs = append(g.xs, (float64(lo+c*k)+float64(k)/2)*iv)
 	}
 	for i, row := range order {
 		g.labels = append(g.labels, startLabel(row.start))
 		g.names = append(g.names, row.name)
+		g.ranges = append(g.ranges, keyRange(order, i))
 		g.z[i] = make([]float64, cols)
 		for s := lo; s <= hi; s++ {
 			g.z[i][(s-lo)/k] += cells[[2]int{idx[row.name], s}] / float64(k)
@@ -232,16 +295,33 @@ func (r *Run) heatmap(table string) (*heatGrid, int) {
 	return g, k
 }
 
-// startLabel names a region by its start key, cut to fit beside the map.
+// startLabel names a region by its start key, cut to fit beside the map
+// (keyRange has it whole).
 func startLabel(k []byte) string {
 	if len(k) == 0 {
 		return "start"
 	}
 	q := keys.QuoteBytes(k)
-	if len(q) > 18 {
-		q = q[:17] + "…"
+	if len(q) > 22 {
+		q = q[:21] + "…"
 	}
 	return q
+}
+
+// keyRange is the i-th region's name and keys in full, up to the next
+// region's start.
+func keyRange(order []regionRow, i int) string {
+	quote := func(k []byte, none string) string {
+		if len(k) == 0 {
+			return none
+		}
+		return keys.QuoteBytes(k)
+	}
+	end := "end"
+	if i+1 < len(order) {
+		end = quote(order[i+1].start, "end")
+	}
+	return fmt.Sprintf("%s: [%s, %s)", order[i].name, quote(order[i].start, "start"), end)
 }
 
 // heatTables are the tables with requests in the run, in regions.csv's

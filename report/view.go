@@ -101,6 +101,7 @@ func spreadViews(ts []spread.TableSpread, run string) []spreadView {
 // spreadSection is the spread per table, a row per run, and the tables no
 // run sent a request to, named once.
 type spreadSection struct {
+	Runs   string // for the caption
 	Groups []spreadGroup
 	Idle   string
 }
@@ -118,7 +119,7 @@ func spreadOf(runs []*Run) spreadSection {
 		}
 		return n
 	})
-	var sec spreadSection
+	sec := spreadSection{Runs: runNames(runs)}
 	var idle []string
 	for _, t := range tables {
 		g := spreadGroup{Table: t}
@@ -393,6 +394,7 @@ func sloViews(rs []results.SLOResult) []sloView {
 type lintView struct {
 	Run, Design, File, Err string
 	Findings               []keys.Finding
+	Shared                 int // findings taken out as every compared design's
 	Risk                   bool
 	Tables                 []keys.TableLint
 	KeyBytes               string
@@ -407,19 +409,24 @@ func lintOf(r *Run) *lintView {
 	return v
 }
 
-// figure is a chart with what it shows.
+// figure is a chart with what it shows: its caption names the run or
+// runs, its legend sits below it, off the data.
 type figure struct {
 	Chart   template.HTML
 	Caption string
 	Legend  []legendItem
+	Kind    string // what a heatmap colours by
 }
 
-type legendItem struct{ Name, Color string }
+type legendItem struct {
+	Name, Color string
+	Dashed      bool
+}
 
 func legendOf(ss []series) []legendItem {
 	var out []legendItem
 	for _, s := range ss {
-		out = append(out, legendItem{Name: s.Name, Color: cssColor(seriesColor(s.Index))})
+		out = append(out, legendItem{Name: s.Name, Color: cssColor(seriesColor(s.Index)), Dashed: dashed(s)})
 	}
 	return out
 }

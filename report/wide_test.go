@@ -254,15 +254,15 @@ func TestVerdictLineShapes(t *testing.T) {
 		want     string
 	}{
 		{runs[0], runs[0], "unique: hottest product-comment region 14% of writes; 1 scan per listing page; 10.8 rows read per page; " +
-			"10.8 cells read per page; 572 B per comment; 0 lost to colliding keys; verify consistent"},
+			"10.8 cells read per page; 572 B per comment; 0 hidden by colliding keys; verify consistent"},
 		{runs[1], runs[0], "between: hottest product-comment region (in product) 78% of writes, one row 98% (unique 14%); " +
 			"1 scan per listing page (unique 1); 1 rows read per page (unique 10.8); 11.2 cells read per page (unique 10.8); " +
 			"620 B per comment (unique 572); biggest row 22,204 cells, 4.1 MiB (unique no wide row); " +
-			"0 lost to colliding keys (unique 0); verify inconsistent (unique consistent)"},
+			"0 hidden by colliding keys (unique 0); verify inconsistent (unique consistent)"},
 		{runs[0], runs[1], "unique: hottest product-comment region 14% of writes (between 78%, one row 98%); " +
 			"1 scan per listing page (between 1); 10.8 rows read per page (between 1); 10.8 cells read per page (between 11.2); " +
 			"572 B per comment (between 620); no wide row (between 22,204 cells, 4.1 MiB); " +
-			"0 lost to colliding keys (between 0); verify consistent (between inconsistent)"},
+			"0 hidden by colliding keys (between 0); verify consistent (between inconsistent)"},
 	} {
 		if got := VerdictLine(c.r, c.first); got != c.want {
 			t.Errorf("verdict line\n%s\nwant\n%s", got, c.want)
