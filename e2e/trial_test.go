@@ -29,7 +29,8 @@ func TestSeedOnTrial(t *testing.T) {
 		}
 		f := sum.Flaws
 		flaws[system] = f
-		if !strings.Contains(stdout, "flaws of the seed's design") {
+		assertVerdictRebuilt(t, system, sum, stdout)
+		if !strings.Contains(stdout, "the seed's flaws in this run (") {
 			t.Errorf("%s: the console has no flaws block", system)
 		}
 		_, _, vcode := run(t, "verify", "--data-dir", data, "--run", out, "--out", out, "--quiet")
@@ -60,7 +61,7 @@ func TestSeedOnTrial(t *testing.T) {
 	out, _, code := run(t, "loadgen", "flaws", filepath.Join(dir, "seed", "out"), filepath.Join(dir, "fixed", "out"))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "collided comments: seed ") ||
-		!strings.Contains(lines[0], " · fixed 0 lost") || !strings.Contains(lines[3], " · fixed 0") {
+		!strings.Contains(lines[0], " · fixed 0 hidden") || !strings.Contains(lines[3], " · fixed 0") {
 		t.Errorf("loadgen flaws: exit %d\n%s", code, out)
 	}
 }

@@ -28,7 +28,7 @@ type Finding struct {
 
 // MaxVerdict is how many lines a verdict holds: what a person reads first,
 // and often all a CI log keeps.
-const MaxVerdict = 6
+const MaxVerdict = 8
 
 // Judge fills the summary's verdict from what it holds (flaws, violations,
 // listing cost, spread, SLOs, pacing), worst first and cures last, in at
@@ -81,7 +81,7 @@ func (j *judgement) lost(s *Summary) {
 func (j *judgement) stale(s *Summary) {
 	if f := s.Flaws; f != nil && f.StaleRanks > 0 {
 		j.add("stale", Warning, "--ranks replace", float64(f.StaleRanks),
-			"%d stale rank rows: shorter rankings upserted over longer ones rank comments twice", f.StaleRanks)
+			"%d stale rank rows: comments ranked twice in one ranking", f.StaleRanks)
 	}
 }
 

@@ -29,15 +29,15 @@ func judged() Summary {
 
 // The verdict ranks what a run found by severity: data lost or hidden and
 // SLO breaches, then scans leaving their range and hotspots, the cures of
-// what it kept last; six lines at most, so the second hotspot and the lag
-// fall off, each finding with its figure.
+// what it kept last; eight lines at most, so the lag falls off, each
+// finding with its figure.
 func TestJudge(t *testing.T) {
 	v := judged().Verdict
 	var kinds []string
 	for _, f := range v {
 		kinds = append(kinds, f.Severity+":"+f.Kind)
 	}
-	want := "critical:collided critical:dangling critical:slo warning:scan warning:hotspot try:cure"
+	want := "critical:collided critical:dangling critical:slo warning:scan warning:hotspot warning:hotspot try:cure"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("verdict %v\nwant    %s", kinds, want)
 	}
@@ -46,7 +46,7 @@ func TestJudge(t *testing.T) {
 		v[3].Message != "scans leave their range: product-page reads 420 rows a page, needs 11" {
 		t.Errorf("figures: %+v", v)
 	}
-	if c := v[5].Message; c != "--layout unique · --scan bounded · --layout hashed" {
+	if c := v[6].Message; c != "--layout unique · --scan bounded · --layout hashed · --layout salted" {
 		t.Errorf("cures %q, want those of the findings kept, in their order", c)
 	}
 	var empty Summary
