@@ -71,6 +71,10 @@ type Flags struct {
 	TLSKey           string
 	Kerberos         bool
 
+	// Base, if set, is an embedded checkpoint the store starts from (set by
+	// the command, not a flag; see embedded.Options.Base).
+	Base string
+
 	// Expect names the tables a Create open is about to make or write (set
 	// by the command, not a flag): on hbase, Open refuses them all, before
 	// anything is created, when one is not the harness's.
@@ -247,6 +251,7 @@ func (f *Flags) Open(mode Mode) (store.Store, error) {
 		CacheSize:        f.BlockCache,
 		MaxRowSize:       f.MaxRowSize,
 		CreateIfMissing:  mode == Create,
+		Base:             f.Base,
 		ReadOnly:         mode == ReadOnly,
 	})
 	if err != nil {

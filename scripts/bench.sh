@@ -6,7 +6,7 @@
 # figures, are what a shared machine can be trusted with.
 #
 #   make bench                          # every goal (about 40 minutes)
-#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt shape writes
+#   GOALS="write scan rtt" make bench   # some: write steady verify harness scan rtt shape writes load
 #   ROUNDS=7 BENCHTIME=2s make bench
 #
 # Three goals are absolute figures (a round trip within 40 µs, 1.8M store
@@ -24,7 +24,8 @@
 # --load-per-user, default the preset's 50), VERIFY_COMMENTS (default
 # 1000000), WRITES (the harness write comparison's arrivals, default
 # 100000), STRATEGY_RUN (each --writes run's length, default 10s),
-# STRATEGY_FLAGS (more loadgen flags for those runs), BASE,
+# STRATEGY_FLAGS (more loadgen flags for those runs), LOAD_PER_USER (the
+# load goal's comments a user, default the steady preset's 50), BASE,
 # KEEP=1 keeps the work dir (its path is printed).
 set -euo pipefail
 ROUNDS=${ROUNDS:-5}
@@ -33,7 +34,7 @@ STEADY=${STEADY:-4m}
 VERIFY_COMMENTS=${VERIFY_COMMENTS:-1000000}
 WRITES=${WRITES:-100000}
 STRATEGY_RUN=${STRATEGY_RUN:-10s}
-GOALS=${GOALS:-write steady verify harness scan rtt shape writes}
+GOALS=${GOALS:-write steady verify harness scan rtt shape writes load}
 W=$(mktemp -d "${TMPDIR:-/tmp}/commentbench-bench.XXXXXX")
 if [ "${KEEP:-}" = 1 ]; then echo "work dir: $W"; else trap 'rm -rf "$W"' EXIT; fi
 RESULTS=$W/results
@@ -337,12 +338,50 @@ goal_writes() {
 	done
 }
 
+# load_field NAME SUMMARY: a field of summary.json's load block.
+load_field() { awk -v f="\"$1\":" '/^  "load": \{/ { in_load = 1 } in_load && $1 == f { v = $0; sub(/^[^:]*: /, "", v); gsub(/[",]/, "", v); print v; exit }' "$2"; }
+
+# 9. The load phase: the steady preset's load (LOAD_PER_USER a user, 1M
+# comments by default) bulk loaded (sorted tables ingested) against put
+# comment by comment, in comments per second; then a run on the base the
+# bulk load kept, timed from its start to its first steady operation (no
+# warm-up: summary.json's start), which is what reusing a base is for.
+goal_load() {
+	need loadgen
+	local per=${LOAD_PER_USER:-50}
+	# load_rate METHOD: comments/s of one steady load by METHOD, no base kept.
+	load_rate() {
+		rm -rf "$W/load"
+		"$W/loadgen" --preset steady --load "$1" --load-per-user "$per" --duration 1s --warmup 0s --base-cache off \
+			--quiet --no-report --data-dir "$W/load/data" --out "$W/load/out" >/dev/null
+		load_field comments "$W/load/out/summary.json" | awk -v s="$(load_field seconds "$W/load/out/summary.json")" '{ printf "%.0f\n", $1 / s }'
+	}
+	side_a() { load_rate bulk; }
+	side_b() { load_rate puts; }
+	line_load() { local r; r=$(div "$1" "$2"); say load "bulk load comments/s" "$(fmt "$1")" "put load comments/s" "$(fmt "$2")" "$r" ">= 10" "$(ge "$r" 10)"; }
+	pair load
+	# The second run on a kept base: seconds from its start to its first
+	# steady operation, against the run that loaded and kept the base.
+	rm -rf "$W/bases" "$W/base1" "$W/base2"
+	first_steady() {
+		local t0 t1
+		t0=$(date +%s.%N)
+		"$W/loadgen" --preset steady --load-per-user "$per" --duration 1s --warmup 0s --base-cache "$W/bases" \
+			--quiet --no-report --data-dir "$W/$1/data" --out "$W/$1/out" >/dev/null
+		t1=$(date -d "$(awk -F'"' '/^  "start":/ { print $4 }' "$W/$1/out/summary.json")" +%s.%N)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
+	}
+	local fresh reused
+	fresh=$(first_steady base1)
+	reused=$(first_steady base2)
+	say load "s to the first steady op on a reused base" "$reused" "loading and keeping it" "$fresh" "$(div "$reused" "$fresh")" "reported (the second run's load: $(load_field method "$W/base2/out/summary.json"))" reported | tee -a "$RESULTS"
+}
 
 for g in $GOALS; do
 	case $g in
-	write | steady | verify | harness | scan | rtt | shape | writes) "goal_$g" ;;
+	write | steady | verify | harness | scan | rtt | shape | writes | load) "goal_$g" ;;
 	*)
-		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt shape writes)" >&2
+		echo "make bench: unknown goal $g (want: write steady verify harness scan rtt shape writes load)" >&2
 		exit 2
 		;;
 	esac

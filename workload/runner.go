@@ -48,6 +48,9 @@ type Config struct {
 	Append bool
 	// RunID names the run in the data it writes (see comments.RecordRun).
 	RunID string
+	// Load, if set, fills the store in the load phase in bulk rather than
+	// put by put (see LoadPlan).
+	Load *LoadPlan
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -79,6 +82,13 @@ type Outcome struct {
 	// in LoadTime.
 	Loaded   int64
 	LoadTime time.Duration
+	// LoadedBy says how: LoadPuts, LoadBulk, LoadBatched or LoadReused
+	// (Base then names the base); SaveTime is what keeping the load as a
+	// base took after it; LoadErr, a load that failed (the run then ends).
+	LoadedBy string
+	Base     string
+	SaveTime time.Duration
+	LoadErr  error
 	// HotKeys are the top products and users; LocateHotKeys places them.
 	HotKeys *results.HotKeys
 }
@@ -213,7 +223,11 @@ func (r *run) load(ctx context.Context, ws []*Worker, col *collector, out *Outco
 	if n == 0 {
 		return false
 	}
+	if r.cfg.Load != nil {
+		return r.loadInBulk(ctx, ws, col, out)
+	}
 	start := time.Now()
+	out.LoadedBy = LoadPuts
 	defer func() { out.Loaded, out.LoadTime = r.loadedSoFar(), time.Since(start) }()
 	write := actOf("write")
 	var wg sync.WaitGroup

@@ -19,6 +19,7 @@ import (
 	"commentbench/keys"
 	"commentbench/pace"
 	"commentbench/results"
+	"commentbench/store/embedded"
 	"commentbench/workload"
 )
 
@@ -51,6 +52,15 @@ type options struct {
 	workerIndex   int
 	workersTotal  int
 	cpuProfile    string // --cpuprofile: where the run's CPU profile goes
+	// The load phase: how it is written (--load), whether a kept base may
+	// stand for it (--fresh-load), where bases are kept (--base-cache),
+	// and what was decided (see bulk.go).
+	loadMethod string
+	freshLoad  bool
+	baseCache  string
+	bases      *basePlan
+	engine     *embedded.Engine // the store, when it is the embedded engine
+	openTime   time.Duration    // opening the store (from a base: restoring it)
 }
 
 // binder registers flags that override scenario fields. Each flag writes
@@ -176,6 +186,9 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof reads it)")
+	fs.StringVar(&o.loadMethod, "load", "bulk", "how the load phase (--load-per-user) is written: bulk (embedded: sorted tables ingested; hbase: batched multi-puts) or puts (comment by comment through the write path)")
+	fs.BoolVar(&o.freshLoad, "fresh-load", false, "load afresh even when a base of this load is kept (--base-cache), and keep the new one")
+	fs.StringVar(&o.baseCache, "base-cache", "", "embedded: where loaded bases are kept and reused (default $XDG_CACHE_HOME/commentbench/bases, for loads of 100k comments or more; off: none)")
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { usage(fs, stdout) } // asked for help: the answer is the output
 	if err := fs.Parse(args); err != nil {
@@ -269,6 +282,9 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 			return fmt.Errorf("--slo: %w", err)
 		}
 		o.slos = append(o.slos, s)
+	}
+	if err := o.planLoad(); err != nil {
+		return err
 	}
 	return o.checkOut()
 }

@@ -53,11 +53,13 @@ func load(o *options, stdout, stderr io.Writer) int {
 		defer stop()
 	}
 	o.backend.Expect = append(o.design.StoreTables(), comments.MetaTable) // checked before any is created
+	opened := time.Now()
 	st, err := o.backend.Open(backend.Create)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer st.Close()
+	o.engine, o.openTime = engineOf(st), time.Since(opened)
 	storageFailed := watchStorage(st, stopRun)
 	if err := o.dropTables(ctx, st, stderr); err != nil {
 		return fail(stderr, err)
@@ -175,8 +177,8 @@ func (o *options) serveMetrics(stderr io.Writer) (*metrics.Server, error) {
 // could no longer tell the runs apart. A process joining a load of several
 // (--worker-index above 0) finds the first one's tables and goes on.
 func (o *options) checkReuse(ctx context.Context, st store.Store) error {
-	if o.appendRun || o.workerIndex > 0 {
-		return nil
+	if o.appendRun || o.workerIndex > 0 || (o.bases != nil && o.bases.reuse) {
+		return nil // a base holds the run that loaded it, and nothing else
 	}
 	n, err := comments.Runs(ctx, st)
 	if err != nil {
@@ -272,8 +274,11 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	ledger := results.NewLedger(o.out, o.backend.Sync)
 	cfg := workload.Config{Scenario: sc, Results: set, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal,
 		Sys: sys, Ledger: ledger, Flaws: o.flaws, Append: o.appendRun, RunID: o.runID}
-	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, writes %s, %s, seed %d\n",
-		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, writesLine(sc, layout), o.backend.Describe(), sc.Seed)
+	if cfg.Load, err = o.loadPlan(o.engine, ledger); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, writes %s, %s, seed %d%s\n",
+		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, writesLine(sc, layout), o.backend.Describe(), sc.Seed, o.bases.loadLine())
 	for _, a := range workload.Unrunnable(sc.Mix, layout) {
 		fmt.Fprintf(stdout, "actor %s left out: design %s keeps no %s listing for it to read\n", a, layout.Name(), keys.LatestComment)
 	}
@@ -330,9 +335,12 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	res, err := env.Run(ctx, cfg)
 	rows.SetOn(false)
 	rep.Finish()
+	if res.LoadErr != nil {
+		_ = ledger.Close()
+		return 0, fmt.Errorf("load phase: %w", res.LoadErr)
+	}
 	if res.Loaded > 0 {
-		fmt.Fprintf(stdout, "load phase: %d comments in %.1fs (%.0f/s), not recorded\n",
-			res.Loaded, res.LoadTime.Seconds(), float64(res.Loaded)/max(res.LoadTime.Seconds(), 1e-9))
+		fmt.Fprintln(stdout, loadDone(res, o.openTime))
 	}
 	if o.breachStopped || o.searchDone {
 		res.Interrupted = false // it ended where it was told to
@@ -390,7 +398,11 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	sum.Leave(workload.Unrun(o.sc.Mix, layout)...)
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
 	if res.Loaded > 0 {
-		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds()}
+		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds(), Method: res.LoadedBy,
+			Base: res.Base, SaveSeconds: res.SaveTime.Seconds()}
+		if res.LoadedBy == workload.LoadReused {
+			sum.Load.RestoreSeconds = o.openTime.Seconds()
+		}
 	}
 	sum.Design = &results.DesignRecord{Name: layout.Name(), Source: string(layout.Source())}
 	for _, t := range layout.Tables() {

@@ -52,6 +52,10 @@ type Options struct {
 	// that must leave the evidence as it found it): Pebble opens read-only,
 	// nothing splits or moves, and every write fails.
 	ReadOnly bool
+	// Base, if set, is a checkpoint (Engine.Checkpoint) the engine starts
+	// from: its files are linked (the immutable tables) or copied into Dir,
+	// which must be missing or empty, or into memory when Dir is "".
+	Base string
 	// Now is the clock in ms, used for cell timestamps and region ids;
 	// default time.Now().UnixMilli(). It must be safe for concurrent use.
 	Now func() int64
@@ -122,6 +126,10 @@ type Engine struct {
 	opts    Options
 	db      *pebble.DB
 	servers []string
+	// fs and dir are where the DB lives: a bulk load writes its tables
+	// there, so Pebble can link rather than copy them in.
+	fs  vfs.FS
+	dir string
 
 	// inflight counts operations using the DB; closing turns new ones away
 	// (see acquire). Unlike a RWMutex, an operation may nest another (a Get
@@ -284,7 +292,13 @@ func (l quietLogger) Fatalf(format string, args ...interface{}) {
 func Open(opts Options) (*Engine, error) {
 	opts.setDefaults()
 	e := &Engine{faulted: make(chan struct{}), opts: opts}
-	db, err := openDB(opts, e.failed)
+	if opts.Base != "" {
+		var err error
+		if opts, err = restoreBase(opts); err != nil {
+			return nil, err
+		}
+	}
+	db, place, err := openDB(opts, e.failed)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +306,8 @@ func Open(opts Options) (*Engine, error) {
 		faulted:      e.faulted,
 		opts:         opts,
 		db:           db,
+		fs:           place.fs,
+		dir:          place.dir,
 		seed:         maphash.MakeSeed(),
 		changeCh:     make(chan struct{}),
 		splitKick:    make(chan struct{}, 1),
@@ -326,9 +342,15 @@ func locked(err error) bool {
 	return err != nil && (errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "lock held by current process"))
 }
 
+// dbPlace is the file system and directory a DB lives in.
+type dbPlace struct {
+	fs  vfs.FS
+	dir string
+}
+
 // openDB opens the Pebble DB and checks, or for a new dir writes, the
-// engine format marker.
-func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
+// engine format marker. It says where the DB lives.
+func openDB(opts Options, fail func(error)) (*pebble.DB, dbPlace, error) {
 	fs, dir := vfs.Default, opts.Dir
 	if opts.FS != nil {
 		fs = opts.FS
@@ -345,15 +367,15 @@ func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 		entries, err := os.ReadDir(dir)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+			return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w", dir, err)
 		case len(entries) > 0 && !hasPebbleManifest(entries):
 			// Checked before Pebble sees the dir: even a failed pebble.Open
 			// leaves a LOCK file behind.
-			return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
+			return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
 		case len(entries) > 0:
 			create = false // never create a DB inside a non-empty directory
 		case !create:
-			return nil, fmt.Errorf("embedded: open %q: %w (missing or empty: is it the directory loadgen wrote?)", dir, ErrNotDataDir)
+			return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w (missing or empty: is it the directory loadgen wrote?)", dir, ErrNotDataDir)
 		}
 	}
 	readOnly := opts.ReadOnly && opts.Dir != "" // an in-memory engine starts empty: nothing to read
@@ -365,13 +387,13 @@ func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 	po.CacheSize = opts.CacheSize
 	db, err := pebble.Open(dir, po)
 	if locked(err) {
-		return nil, fmt.Errorf("embedded: open %q: %w", dir, ErrInUse)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w", dir, ErrInUse)
 	}
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
-		return nil, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w (it has files but no Pebble DB)", dir, ErrNotDataDir)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w", dir, err)
 	}
 	v, closer, err := db.Get(keyFormat)
 	switch {
@@ -389,23 +411,23 @@ func openDB(opts Options, fail func(error)) (*pebble.DB, error) {
 		}
 		if ierr != nil {
 			db.Close()
-			return nil, ierr
+			return nil, dbPlace{}, ierr
 		}
-		return db, nil
+		return db, dbPlace{po.FS, dir}, nil
 	case errors.Is(err, pebble.ErrNotFound):
 		db.Close()
-		return nil, fmt.Errorf("embedded: open %q: %w (a Pebble DB without the engine marker)", dir, ErrNotDataDir)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w (a Pebble DB without the engine marker)", dir, ErrNotDataDir)
 	case err != nil:
 		db.Close()
-		return nil, fmt.Errorf("embedded: open %q: %w", dir, err)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w", dir, err)
 	}
 	got := string(v)
 	closer.Close()
 	if got != formatMarker {
 		db.Close()
-		return nil, fmt.Errorf("embedded: open %q: %w (format %q, want %q)", dir, ErrNotDataDir, got, formatMarker)
+		return nil, dbPlace{}, fmt.Errorf("embedded: open %q: %w (format %q, want %q)", dir, ErrNotDataDir, got, formatMarker)
 	}
-	return db, nil
+	return db, dbPlace{po.FS, dir}, nil
 }
 
 // hasPebbleManifest reports whether a directory listing has a Pebble

@@ -1,0 +1,186 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"commentbench/store"
+)
+
+// bulkRows are n rows of a few cells each, in key order.
+func bulkRows(n int) []BulkRow {
+	var rows []BulkRow
+	for i := range n {
+		row := BulkRow{Key: fmt.Appendf(nil, "row%06d", i), Writes: 2}
+		for q := range 3 {
+			row.Cells = append(row.Cells, store.Cell{Qualifier: fmt.Appendf(nil, "q%d", q), Value: fmt.Appendf(nil, "value %d/%d", i, q)})
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func feed(rows []BulkRow) func() (BulkRow, bool) {
+	i := 0
+	return func() (BulkRow, bool) {
+		if i == len(rows) {
+			return BulkRow{}, false
+		}
+		i++
+		return rows[i-1], true
+	}
+}
+
+// cells is every cell of table as "row q value", in order.
+func cells(t *testing.T, st store.Store, table string) []string {
+	t.Helper()
+	var out []string
+	if _, err := st.Scan(context.Background(), table, store.Scan{}, func(r store.Row) bool {
+		for _, c := range r.Cells {
+			out = append(out, fmt.Sprintf("%s %s %s", r.Key, c.Qualifier, c.Value))
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func newBulkEngine(t *testing.T, o Options) *Engine {
+	t.Helper()
+	e, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.CreateTable(context.Background(), store.TableSpec{Name: "t", Family: "f", SplitKeys: [][]byte{[]byte("row005")}}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A bulk load reads back as the same rows put one by one, joins cells the
+// rows held already, charges each region its rows' writes, and splits a
+// region it fills past the split size into ones that fit.
+func TestBulkLoadReadsAsPuts(t *testing.T) {
+	ctx := context.Background()
+	rows := bulkRows(20_000)
+	o := Options{InitialSplitSize: 64 << 10, MaxRegionSize: 256 << 10}
+	put, bulk := newBulkEngine(t, o), newBulkEngine(t, o)
+	for _, e := range []*Engine{put, bulk} { // a cell the load must leave beside its own
+		if err := e.Mutate(ctx, "t", store.Put([]byte("row000007"), store.Cell{Qualifier: []byte("entity"), Value: []byte("x")})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range rows {
+		if err := put.Mutate(ctx, "t", store.Put(r.Key, r.Cells...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := bulk.BulkLoad(ctx, "t", feed(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rows != 20_000 || st.Cells != 60_000 || st.Files < 2 || st.Splits == 0 {
+		t.Errorf("stats %+v: want 20000 rows, 60000 cells, a file a region, splits", st)
+	}
+	if got, want := cells(t, bulk, "t"), cells(t, put, "t"); !slices.Equal(got, want) {
+		t.Fatalf("bulk load reads %d cells, puts %d: not the same", len(got), len(want))
+	}
+	if err := bulk.WaitIdle(); err != nil {
+		t.Fatal(err)
+	}
+	stats, _ := bulk.RegionStats(ctx)
+	var writes uint64
+	for _, s := range stats {
+		writes += s.WriteRequests
+	}
+	regions, _ := bulk.Regions(ctx, "t")
+	if len(regions) < 4 {
+		t.Errorf("%d regions after loading ~2 MB at a 256 KiB split size; want it split", len(regions))
+	}
+	if writes == 0 || writes > 40_001 {
+		t.Errorf("regions charged %d writes; want up to the load's 40000 (2 a row) and the put", writes)
+	}
+}
+
+// Rows out of order, or a read-only engine, are refused.
+func TestBulkLoadRefusals(t *testing.T) {
+	e := newBulkEngine(t, Options{})
+	rows := bulkRows(3)
+	rows[1], rows[2] = rows[2], rows[1]
+	if _, err := e.BulkLoad(context.Background(), "t", feed(rows)); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("rows out of order: %v, want ErrInvalid", err)
+	}
+	if _, err := e.BulkLoad(context.Background(), "nope", feed(nil)); !errors.Is(err, store.ErrTableNotFound) {
+		t.Errorf("no such table: %v, want ErrTableNotFound", err)
+	}
+}
+
+// A checkpoint opens, on disk or in memory, as the engine it was taken
+// from: the same rows and regions; the base is left as it was by what the
+// engine opened on it writes; a base that is not one, or a data dir that
+// is not empty, is refused.
+func TestCheckpointBase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := newBulkEngine(t, Options{Dir: filepath.Join(dir, "src"), CreateIfMissing: true, InitialSplitSize: 64 << 10, MaxRegionSize: 256 << 10})
+	if _, err := src.BulkLoad(ctx, "t", feed(bulkRows(10_000))); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base")
+	if err := src.Checkpoint(base); err != nil {
+		t.Fatal(err)
+	}
+	want, wantRegions := cells(t, src, "t"), regionNames(t, src)
+	for _, into := range []string{filepath.Join(dir, "copy"), ""} {
+		e, err := Open(Options{Dir: into, CreateIfMissing: true, Base: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cells(t, e, "t"); !slices.Equal(got, want) {
+			t.Errorf("opened on the base in %q: %d cells, want %d", into, len(got), len(want))
+		}
+		if got := regionNames(t, e); !slices.Equal(got, wantRegions) {
+			t.Errorf("opened on the base in %q: regions %v, want %v", into, got, wantRegions)
+		}
+		if err := e.Mutate(ctx, "t", store.Put([]byte("zzz"), store.Cell{Qualifier: []byte("q"), Value: []byte("new")})); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := Open(Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cells(t, again, "t"); !slices.Equal(got, want) {
+		t.Errorf("the base after two engines wrote on copies of it: %d cells, want %d", len(got), len(want))
+	}
+	again.Close()
+	if _, err := Open(Options{Base: t.TempDir()}); !errors.Is(err, ErrBase) {
+		t.Errorf("an empty base: %v, want ErrBase", err)
+	}
+	full := filepath.Join(dir, "copy") // holds the first copy
+	if _, err := Open(Options{Dir: full, CreateIfMissing: true, Base: base}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("a base into a data dir that holds data: %v, want ErrInvalid", err)
+	}
+}
+
+func regionNames(t *testing.T, e *Engine) []string {
+	t.Helper()
+	rs, err := e.Regions(context.Background(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name+"@"+r.Server)
+	}
+	return out
+}

@@ -1,0 +1,481 @@
+package workload
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"commentbench/comments"
+	"commentbench/keys"
+	"commentbench/model"
+	"commentbench/results"
+	"commentbench/store"
+)
+
+// How a load phase filled the store (Outcome.LoadedBy).
+const (
+	LoadPuts    = "puts"         // comment by comment through the write path
+	LoadBulk    = "bulk load"    // sorted tables handed to the store whole
+	LoadBatched = "batched puts" // sorted rows in multi-row requests
+	LoadReused  = "reused base"  // the store started from a base holding it
+)
+
+// LoadPlan fills the load phase in bulk. The comments are the ones the
+// put-by-put load makes: the same workers, random streams and order ids
+// write them through the same comment system, into a capture instead of
+// the store (see capture); the rows they leave are sorted by table and
+// key and written whole. Worker i of n writes the comments i, i+n,
+// i+2n, ... of the load, so the load is the same from run to run where a
+// put-by-put one splits it between workers as they happen to run.
+type LoadPlan struct {
+	// Reuse: the store already holds this load (it started from a base):
+	// the generators only move on as the load moves them, and the ledger's
+	// records come with the base.
+	Reuse bool
+	Base  string // the base's name, for the outcome
+	// Ingest writes one table's rows, in ascending key order; nil writes
+	// them in batches of puts through the comment system's store.
+	Ingest func(ctx context.Context, table string, next func() (LoadRow, bool)) error
+	// Loaded, if set, is called once the load is in the store and its
+	// ledger (to keep it as a base), with the collisions the load's index
+	// puts made (to keep with it).
+	Loaded func(ctx context.Context, collided []Collision) error
+	// Collided, with Reuse, are the collisions the base's load made: the
+	// run's flaws hear of them as if its own load had made them.
+	Collided []Collision
+}
+
+// Collision is an index put of a load onto a key another comment of it
+// put first: Flaws.IndexPut's arguments, in the order they came.
+type Collision struct {
+	Table   string `json:"table"`
+	Key     []byte `json:"key"`
+	Comment []byte `json:"comment"`
+}
+
+// BulkRefusal says why a scenario's load cannot be made in bulk, "" when
+// it can: injected failures and transactions belong to writes made one
+// by one, and a load shared between processes is each one's to make.
+func BulkRefusal(sc Scenario, workersTotal int) string {
+	switch {
+	case sc.Faults.Any():
+		return "injected failures need the writes made one by one"
+	case sc.Writes == comments.Transactional.String():
+		return "transactional writes take locks row by row"
+	case workersTotal > 1:
+		return "the load is shared between processes"
+	}
+	return ""
+}
+
+// loadRate is the comments a millisecond of a wall-clock load stamps:
+// about what the put-by-put load wrote here (1M in 52 to 91 s), so that
+// comments share a millisecond, and the seed's keys collide, as often.
+const loadRate = 16
+
+// loadInBulk is the load phase made by r.cfg.Load.
+func (r *run) loadInBulk(ctx context.Context, ws []*Worker, col *collector, out *Outcome) (interrupted bool) {
+	plan := r.cfg.Load
+	start := time.Now()
+	out.LoadedBy, out.Base = LoadBulk, plan.Base
+	switch {
+	case plan.Reuse:
+		out.LoadedBy = LoadReused
+	case plan.Ingest == nil:
+		out.LoadedBy = LoadBatched
+	}
+	var collided []Collision
+	var err error
+	if plan.Reuse {
+		err = r.replay(ctx, ws, plan.Collided)
+	} else {
+		collided, err = r.bulkLoad(ctx, ws, plan)
+	}
+	out.Loaded, out.LoadTime = r.loadedSoFar(), time.Since(start)
+	if err == nil && plan.Loaded != nil && !plan.Reuse {
+		saved := time.Now()
+		err = plan.Loaded(ctx, collided)
+		out.SaveTime = time.Since(saved)
+	}
+	if ctx.Err() != nil {
+		return true
+	}
+	if err != nil {
+		out.LoadErr = err
+		return true
+	}
+	col.endLoad()
+	return false
+}
+
+// bulkLoad generates the load, writes it and books it in the ledger:
+// pending before it lands, acknowledged after.
+func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (collided []Collision, err error) {
+	// The load holds a gigabyte or so of cells until it is written, which
+	// the collector would otherwise trace again at every doubling.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	gens, err := r.generate(ctx, ws)
+	defer func() {
+		for _, g := range gens {
+			err = errors.Join(err, g.closeLedger())
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	collided = collisions(gens)
+	if r.cfg.Flaws != nil {
+		for _, c := range collided {
+			r.cfg.Flaws.IndexPut(c.Table, c.Key, c.Comment)
+		}
+	}
+	for _, g := range gens {
+		if err := g.book(results.Pending); err != nil {
+			return collided, err
+		}
+	}
+	if err := r.writeTables(ctx, gens, plan); err != nil {
+		return collided, err
+	}
+	for _, g := range gens {
+		if err := g.book(results.Acked); err != nil {
+			return collided, err
+		}
+	}
+	return collided, nil
+}
+
+// replay moves every worker on as its share of the load moved it, where
+// the store holds the load already: the same picks, texts, order ids and
+// stamps, the comments acknowledged and remembered, the load's collisions
+// told to the flaws; nothing written.
+func (r *run) replay(ctx context.Context, ws []*Worker, collided []Collision) error {
+	n, step := r.cfg.LoadTotal(), int64(len(ws))
+	stamp := r.stamps(n)
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			for g := int64(i); g < n; g += step {
+				if (g/step)%4096 == 0 && ctx.Err() != nil {
+					errs[i] = ctx.Err()
+					return
+				}
+				u, p := w.user(), r.env.Products.Pick(w.r)
+				w.content()
+				order := w.orders.Next()
+				r.env.Acked.add(p, u, stamp(g))
+				r.env.Recent.add(p)
+				w.remember(order, r.env.Pop.Products[p])
+				r.loaded.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	r.advanceClock(n)
+	if r.cfg.Flaws != nil {
+		for _, c := range collided {
+			r.cfg.Flaws.IndexPut(c.Table, c.Key, c.Comment)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// advanceClock moves a logical clock past the n stamps the load took.
+func (r *run) advanceClock(n int64) {
+	if c := r.env.Clock.logical; c != nil {
+		c.Add(n)
+	}
+}
+
+// gen is one worker's share of the load.
+type gen struct {
+	w      *Worker
+	cap    *capture
+	ledger *results.BulkLedgerWriter
+	keys   [][]byte // the comments' keys, for the ledger
+	lens   []int32
+}
+
+// generate runs every worker's share, side by side.
+func (r *run) generate(ctx context.Context, ws []*Worker) ([]*gen, error) {
+	n, step := r.cfg.LoadTotal(), int64(len(ws))
+	stamp := r.stamps(n)
+	gens := make([]*gen, len(ws))
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		g := &gen{w: w, cap: newCapture()}
+		gens[i] = g
+		if r.cfg.Ledger != nil {
+			if g.ledger, errs[i] = r.cfg.Ledger.Bulk(fmt.Sprintf("load-%04d", i)); errs[i] != nil {
+				return gens, errs[i]
+			}
+		}
+		wg.Go(func() { errs[i] = r.generateShare(ctx, g, int64(i), step, n, stamp) })
+	}
+	wg.Wait()
+	r.advanceClock(n)
+	return gens, errors.Join(errs...)
+}
+
+// stamps is the stamp of the load's g-th comment: a logical clock's next
+// readings in order; on a wall clock the load as if written at loadRate,
+// ending now.
+func (r *run) stamps(n int64) func(g int64) int64 {
+	c := r.env.Clock
+	if c.logical != nil {
+		from := c.base + c.logical.Load()
+		return func(g int64) int64 { return from + g + 1 }
+	}
+	end := c.Now()
+	return func(g int64) int64 { return end - (n-1-g)/loadRate }
+}
+
+// generateShare writes comments from, from+step, ... below n through a
+// comment system over the worker's capture, as the writer actor does:
+// the same picks, text and order id, in the same order.
+func (r *run) generateShare(ctx context.Context, g *gen, from, step, n int64, stamp func(int64) int64) error {
+	sys, err := bulkSystem(g.cap, r.cfg.Scenario, r.cfg.Flaws != nil)
+	if err != nil {
+		return err
+	}
+	w, env := g.w, r.env
+	for i := from; i < n; i += step {
+		if (i/step)%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		u, p := w.user(), env.Products.Pick(w.r)
+		text := w.content()
+		g.cap.next(i)
+		o := model.Order{ID: w.orders.Next(), UserID: env.Pop.Users[u]}
+		if err := sys.CreateOrder(ctx, o); err != nil {
+			return fmt.Errorf("bulk load: %w", err)
+		}
+		ts := stamp(i)
+		c, err := sys.WriteComment(ctx, comments.NewComment{OrderID: o.ID, ProductID: env.Pop.Products[p],
+			UserID: env.Pop.Users[u], Content: text, Timestamp: ts})
+		if err != nil {
+			return fmt.Errorf("bulk load: %w", err)
+		}
+		if g.ledger != nil {
+			g.keys, g.lens = append(g.keys, w.commentKey(o.ID, p)), append(g.lens, int32(len(text)))
+		}
+		env.Acked.add(p, u, ts)
+		env.Recent.add(p)
+		w.remember(c.OrderID, c.ProductID)
+		r.loaded.Add(1)
+	}
+	return nil
+}
+
+// bulkSystem is System over a capture, its index puts kept in the
+// capture's log (when watched) for the flaws to hear of in the order the
+// comments were written (see noteIndexPuts), rather than told under a
+// lock a million times.
+func bulkSystem(c *capture, sc Scenario, watched bool) (*comments.System, error) {
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := comments.ParseScanMode(sc.Scan)
+	if err != nil {
+		return nil, err
+	}
+	writes, err := comments.ParseWrites(sc.Writes)
+	if err != nil {
+		return nil, err
+	}
+	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert", Writes: writes}
+	if watched {
+		o.OnIndexPut = c.logIndexPut
+	}
+	return comments.New(c, o), nil
+}
+
+// collisions are the load's index puts onto a key another comment of it
+// put, each key's puts in the order the comments were written: what the
+// flaws of a put-by-put load would have heard of as collisions.
+func collisions(gens []*gen) []Collision {
+	logs := map[string]*merged{}
+	for _, g := range gens {
+		for t, l := range g.cap.indexLog {
+			if logs[t] == nil {
+				logs[t] = &merged{}
+			}
+			logs[t].add(l)
+		}
+		g.cap.indexLog = nil
+	}
+	var out []Collision
+	for t, m := range logs {
+		m.sort()
+		for i := 0; i < len(m.recs); {
+			j := i + 1
+			for j < len(m.recs) && bytes.Equal(m.row(&m.recs[j]), m.row(&m.recs[i])) {
+				j++
+			}
+			for k := i; j-i > 1 && k < j; k++ {
+				out = append(out, Collision{Table: t, Key: m.row(&m.recs[k]), Comment: m.val(&m.recs[k])})
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+// book records every comment of the share with status, durably.
+func (g *gen) book(status byte) error {
+	if g.ledger == nil {
+		return nil
+	}
+	for i, k := range g.keys {
+		g.ledger.Write(status, k, int(g.lens[i]))
+	}
+	return g.ledger.Sync()
+}
+
+func (g *gen) closeLedger() error {
+	if g.ledger == nil {
+		return nil
+	}
+	err := g.ledger.Close()
+	g.ledger = nil
+	return err
+}
+
+// writeTables sorts each table's rows and writes them, tables side by
+// side, one a core.
+func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) error {
+	tables := map[string]*merged{}
+	for _, g := range gens {
+		for t, cells := range g.cap.tables {
+			if tables[t] == nil {
+				tables[t] = &merged{}
+			}
+			tables[t].add(cells)
+		}
+		g.cap.tables = nil
+	}
+	write := plan.Ingest
+	if write == nil {
+		st := r.cfg.Sys.Store()
+		write = func(ctx context.Context, table string, next func() (LoadRow, bool)) error {
+			return putBatches(ctx, st, table, next)
+		}
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	errs := make(chan error, len(tables))
+	for t, cells := range tables {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- writeTable(ctx, t, cells, write)
+		}()
+	}
+	var err error
+	for range tables {
+		err = errors.Join(err, <-errs)
+	}
+	return err
+}
+
+// writeTable sorts one table's cells and writes its rows.
+func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, func() (LoadRow, bool)) error) error {
+	cells.sort()
+	var merr error
+	err := write(ctx, table, cells.rows(&merr))
+	if err = errors.Join(merr, err); err != nil {
+		return fmt.Errorf("bulk load %s: %w", table, err)
+	}
+	return nil
+}
+
+// Batched puts, for a store that takes no tables whole (a cluster over
+// the wire): rows in requests of putBatch, each request to one region,
+// putsInFlight requests at a time to each server.
+const (
+	putBatch     = 512
+	putsInFlight = 4
+)
+
+// putBatches writes rows in multi-row requests, several in flight per
+// region server.
+func putBatches(ctx context.Context, st store.Store, table string, next func() (LoadRow, bool)) error {
+	regions, err := st.Regions(ctx, table)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	servers := map[string]chan []store.Mutation{}
+	var wg sync.WaitGroup
+	for _, rg := range regions {
+		if servers[rg.Server] != nil {
+			continue
+		}
+		ch := make(chan []store.Mutation, putsInFlight)
+		servers[rg.Server] = ch
+		for range putsInFlight {
+			wg.Go(func() { sendBatches(ctx, st, table, ch, cancel) })
+		}
+	}
+	feedBatches(ctx, regions, servers, next)
+	for _, ch := range servers {
+		close(ch)
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// feedBatches cuts the rows into requests, each within one region, and
+// hands each to its region's server.
+func feedBatches(ctx context.Context, regions []store.Region, servers map[string]chan []store.Mutation, next func() (LoadRow, bool)) {
+	var batch []store.Mutation
+	at := 0
+	flush := func() bool {
+		if len(batch) == 0 {
+			return true
+		}
+		select {
+		case servers[regions[at].Server] <- batch:
+			batch = nil
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		row, ok := next()
+		if !ok {
+			flush()
+			return
+		}
+		for at+1 < len(regions) && !regions[at].Contains(row.Key) {
+			if !flush() {
+				return
+			}
+			at++
+		}
+		batch = append(batch, store.Put(row.Key, row.Cells...))
+		if len(batch) == putBatch && !flush() {
+			return
+		}
+	}
+}
+
+func sendBatches(ctx context.Context, st store.Store, table string, ch <-chan []store.Mutation, fail context.CancelCauseFunc) {
+	for muts := range ch {
+		if ctx.Err() != nil {
+			continue // drain: the feeder stops at the failure
+		}
+		if err := st.Mutate(ctx, table, muts...); err != nil {
+			fail(fmt.Errorf("put %d rows: %w", len(muts), err))
+		}
+	}
+}
