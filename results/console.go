@@ -83,8 +83,14 @@ func printOps(b *strings.Builder, ops []OpSummary, head string) {
 			human(l.P50), human(l.P90), human(l.P99), human(l.P999), human(l.Max), compact(o.Errors, 7))
 		clamped += o.Clamped
 	}
-	if len(idle) > 0 {
-		line(b, "not run: %s", strings.Join(idle, ", "))
+	for i, l := range wrapWords("not run: "+strings.Join(idle, ", "), lineWidth, lineWidth-2) {
+		if len(idle) == 0 {
+			break
+		}
+		if i > 0 {
+			l = "  " + l
+		}
+		line(b, "%s", l)
 	}
 	for _, o := range ops {
 		if len(o.ErrorsByKind) == 0 {

@@ -260,17 +260,28 @@ func TestConsolePacing(t *testing.T) {
 // kept whole; ops that never ran are named in one line, not given a row
 // of zeros.
 func TestConsoleOpsTable(t *testing.T) {
-	var b strings.Builder
-	printOps(&b, []OpSummary{{Op: strings.Repeat("o", opWidth), Count: 3}}, "op")
-	if strings.Contains(b.String(), "clamped") || !strings.Contains(b.String(), "\n"+strings.Repeat("o", opWidth)+" ") {
-		t.Errorf("ops table:\n%s", b.String())
+	printed := func(ops ...OpSummary) string {
+		var b strings.Builder
+		printOps(&b, ops, "op")
+		return b.String()
 	}
-	b.Reset()
-	printOps(&b, []OpSummary{{Op: strings.Repeat("o", opWidth+1), Count: 3, Clamped: 2}, {Op: "b", Count: 1, Clamped: 1}, {Op: "idle"}, {Op: "idle2"}}, "op")
-	if !strings.Contains(b.String(), "\nclamped 3 times outside 1µs..1h to the nearest bound\n") ||
-		!strings.Contains(b.String(), "\nnot run: idle, idle2\n") || strings.Contains(b.String(), "\nidle ") ||
-		!strings.Contains(b.String(), "\n"+strings.Repeat("o", opWidth-1)+"~ ") {
-		t.Errorf("ops table:\n%s", b.String())
+	if out := printed(OpSummary{Op: strings.Repeat("o", opWidth), Count: 3}); strings.Contains(out, "clamped") ||
+		!strings.Contains(out, "\n"+strings.Repeat("o", opWidth)+" ") {
+		t.Errorf("ops table:\n%s", out)
+	}
+	out := printed(OpSummary{Op: strings.Repeat("o", opWidth+1), Count: 3, Clamped: 2}, OpSummary{Op: "b", Count: 1, Clamped: 1},
+		OpSummary{Op: "idle"}, OpSummary{Op: "idle2"})
+	if !strings.Contains(out, "\nclamped 3 times outside 1µs..1h to the nearest bound\n") ||
+		!strings.Contains(out, "\nnot run: idle, idle2\n") || strings.Contains(out, "\nidle ") ||
+		!strings.Contains(out, "\n"+strings.Repeat("o", opWidth-1)+"~ ") {
+		t.Errorf("ops table:\n%s", out)
+	}
+	var idle []OpSummary
+	for _, op := range []string{"product-latest", "product-page", "user-timeline", "ranked", "site-latest", "comment-edit", "rank-job"} {
+		idle = append(idle, OpSummary{Op: op})
+	}
+	if out := printed(idle...); !strings.Contains(out, "\nnot run: product-latest, product-page, user-timeline, ranked, site-latest,\n  comment-edit, rank-job\n") {
+		t.Errorf("a long not-run line is cut, not wrapped:\n%s", out)
 	}
 }
 

@@ -46,11 +46,14 @@ func (o *options) planLoad() error {
 	if o.loadMethod != "bulk" && o.loadMethod != "puts" {
 		return fmt.Errorf("--load %q: want bulk or puts", o.loadMethod)
 	}
+	total := workload.Config{Scenario: o.sc, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal}.LoadTotal()
+	if total == 0 {
+		return nil // no load phase: the first line says nothing of one
+	}
 	p := &basePlan{method: workload.LoadPuts}
 	o.bases = p
-	total := workload.Config{Scenario: o.sc, WorkerIndex: o.workerIndex, WorkersTotal: o.workersTotal}.LoadTotal()
 	switch {
-	case total == 0 || o.loadMethod == "puts":
+	case o.loadMethod == "puts":
 		return nil
 	case o.appendRun:
 		p.why = "--append: the data holds earlier runs' rows"

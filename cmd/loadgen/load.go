@@ -360,6 +360,7 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	}
 	if steps != nil {
 		sum.Steps, sum.Capacity = steps.finish(o.slos)
+		sum.Judge(o.sc.PageSize) // again: a ramp's answer is its knee
 	}
 	if err := out.finish(sum); err != nil {
 		return 0, err
