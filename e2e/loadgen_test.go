@@ -308,7 +308,7 @@ func TestLoadgenRejectsBadInput(t *testing.T) {
 		{[]string{"--rank-shrink", "2"}, "rank_shrink: 2 is out of range"},
 		{[]string{"--rate", "1k"}, "--rate 1k: want a number"},
 		{[]string{"--seed", "-1"}, "--seed -1: want a whole number, 0 or more"},
-		{[]string{"--warmup", "5x"}, "--warmup 5x: want a duration"},
+		{[]string{"--warmup", "5x"}, `"5x" is not a duration: write e.g. 30s`},
 		{[]string{"--scenario", badYAML}, "--scenario: " + badYAML + ": "},
 		{[]string{"--products", "0"}, `scenario "steady": products: 0 is out of range`}, // one problem, not a second of hot_share
 	}

@@ -402,8 +402,8 @@ var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\
 // strconv error: "--rate 1k: want a number".
 func plainFlagError(fs *pflag.FlagSet, err error) error {
 	m := badValue.FindStringSubmatch(err.Error())
-	if m == nil {
-		return err
+	if m == nil || !strings.Contains(err.Error(), "strconv.") {
+		return err // a flag's own Value already said what it wants
 	}
 	f := fs.Lookup(m[2])
 	if f == nil {
