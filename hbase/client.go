@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -83,7 +84,12 @@ type Client struct {
 	cache regionCache
 
 	cmu      sync.Mutex
-	counters Counters
+	counters Counters // but RPCs, counted in rpcs
+	// rpcs maps a method name to its *atomic.Int64 count: every call
+	// counts, and a lock-free add keeps concurrent callers apart.
+	rpcs sync.Map
+
+	famCols sync.Map // family name -> []Column, see familyColumns
 }
 
 // Dial asks the bootstrap nodes' ClientMetaService where hbase:meta and the
@@ -98,7 +104,6 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 		o:     o,
 		conns: make(map[connKey]*conn),
 		counters: Counters{
-			RPCs:    make(map[string]int64),
 			Retries: make(map[string]int64),
 		},
 	}
@@ -133,18 +138,27 @@ func (c *Client) Counters() Counters {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	out := Counters{
-		RPCs:        make(map[string]int64, len(c.counters.RPCs)),
+		RPCs:        make(map[string]int64),
 		Retries:     make(map[string]int64, len(c.counters.Retries)),
 		MetaLookups: c.counters.MetaLookups,
 		CacheMisses: c.counters.CacheMisses,
 	}
-	for k, v := range c.counters.RPCs {
-		out.RPCs[k] = v
-	}
 	for k, v := range c.counters.Retries {
 		out.Retries[k] = v
 	}
+	c.rpcs.Range(func(k, v any) bool {
+		out.RPCs[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
 	return out
+}
+
+func (c *Client) countRPC(method string) {
+	n, ok := c.rpcs.Load(method)
+	if !ok {
+		n, _ = c.rpcs.LoadOrStore(method, new(atomic.Int64))
+	}
+	n.(*atomic.Int64).Add(1)
 }
 
 func (c *Client) count(f func(*Counters)) {
@@ -280,12 +294,12 @@ func (c *Client) dropConn(addr, service string) {
 
 // rpc makes one call and decodes its response into resp.
 func (c *Client) rpc(ctx context.Context, addr, service, method string, req proto.Message, cells []byte, resp proto.Message) ([]byte, error) {
-	cn, err := c.getConn(ctx, addr, service)
-	if err != nil {
+	fb := getFrameBuf()
+	defer fb.release()
+	if err := fb.encode(method, req); err != nil {
 		return nil, err
 	}
-	c.count(func(k *Counters) { k.RPCs[method]++ })
-	msg, rc, err := cn.call(ctx, method, req, cells, c.o.CallTimeout)
+	msg, rc, err := c.roundTrip(ctx, addr, service, method, fb, cells)
 	if err != nil {
 		return nil, err
 	}
@@ -293,6 +307,17 @@ func (c *Client) rpc(ctx context.Context, addr, service, method string, req prot
 		return nil, &retryableError{fmt.Sprintf("%s from %s: undecodable response: %v", method, addr, err)}
 	}
 	return rc, nil
+}
+
+// roundTrip sends the request message encoded in fb.body and returns the
+// response message, undecoded, and its cellblock.
+func (c *Client) roundTrip(ctx context.Context, addr, service, method string, fb *frameBuf, cells []byte) (msg, rc []byte, err error) {
+	cn, err := c.getConn(ctx, addr, service)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.countRPC(method)
+	return cn.send(ctx, method, fb, cells, c.o.CallTimeout)
 }
 
 // retrier bounds and paces the retries of one operation.

@@ -89,7 +89,10 @@ func (g Get) proto() (*pb.Get, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &pb.Get{Row: nonNil(g.Row), TimeRange: g.TimeRange.proto(), Column: columnsProto(g.Columns, ""), Filter: f}
+	out := &pb.Get{Row: nonNil(g.Row), Column: columnsProto(g.Columns, ""), Filter: f}
+	if timeRangeSize(g.TimeRange) > 0 { // HBase's client leaves out an all-time range
+		out.TimeRange = g.TimeRange.proto()
+	}
 	if g.MaxVersions > 1 {
 		out.MaxVersions = proto.Uint32(uint32(g.MaxVersions))
 	}
@@ -110,42 +113,69 @@ func familyColumns(family string) []Column {
 
 // Get reads one row, restricted to family when it is not empty.
 func (c *Client) Get(ctx context.Context, table string, row []byte, family string) (Result, error) {
-	return c.GetRow(ctx, table, Get{Row: row, Columns: familyColumns(family)})
+	return c.GetRow(ctx, table, Get{Row: row, Columns: c.familyColumns(family)})
+}
+
+// familyColumns is familyColumns(family), one slice per family for every
+// Get of it: only read, it need not be built (and allocated) per call.
+func (c *Client) familyColumns(family string) []Column {
+	if family == "" {
+		return nil
+	}
+	if cols, ok := c.famCols.Load(family); ok {
+		return cols.([]Column)
+	}
+	cols, _ := c.famCols.LoadOrStore(family, familyColumns(family))
+	return cols.([]Column)
 }
 
 // GetRow reads what g selects of one row. A family the table lacks is an
 // error wrapping ErrNoSuchFamily.
 func (c *Client) GetRow(ctx context.Context, table string, g Get) (Result, error) {
-	gp, err := g.proto()
+	filter, err := marshalFilter(g.Filter)
 	if err != nil {
 		return Result{}, err
 	}
-	row := g.Row
 	rt := retrier{c: c}
 	for {
-		r, err := c.locate(ctx, table, row)
+		r, err := c.locate(ctx, table, g.Row)
 		if err != nil {
 			return Result{}, err
 		}
-		req := &pb.GetRequest{Region: regionSpec(r.name), Get: gp}
-		var resp pb.GetResponse
-		cells, err := c.rpc(ctx, r.addr, wire.ServiceClient, "Get", req, nil, &resp)
+		res, err := c.getOnce(ctx, r, &g, filter)
 		if err == nil {
-			var res Result
-			var rest []byte
-			res, rest, err = readResult(resp.GetResult(), cells)
-			if err == nil && len(rest) != 0 {
-				err = &retryableError{fmt.Sprintf("%d unread cellblock bytes in Get response", len(rest))}
-			}
-			if err == nil {
-				res.Row = row
-				return res, nil
-			}
+			res.Row = g.Row
+			return res, nil
 		}
 		if err := rt.handle(ctx, err, r, r.addr, wire.ServiceClient); err != nil {
 			return Result{}, err
 		}
 	}
+}
+
+// getOnce sends one Get to region r.
+func (c *Client) getOnce(ctx context.Context, r *region, g *Get, filter []byte) (Result, error) {
+	fb := getFrameBuf()
+	defer fb.release()
+	fb.body = appendGetRequest(fb.body[:0], r.name, g, filter)
+	msg, cells, err := c.roundTrip(ctx, r.addr, wire.ServiceClient, "Get", fb, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return getResult(msg, cells)
+}
+
+// marshalFilter encodes f's Filter message; nil for no filter.
+func marshalFilter(f Filter) ([]byte, error) {
+	pf, err := encodeFilter(f)
+	if err != nil || pf == nil {
+		return nil, err
+	}
+	b, err := proto.Marshal(pf)
+	if err != nil {
+		return nil, fmt.Errorf("hbase: encode filter: %w", err)
+	}
+	return b, nil
 }
 
 // wireCells converts a mutation's cells and picks its type.

@@ -47,22 +47,19 @@ func readResult(res *pb.Result, block []byte) (Result, []byte, error) {
 	for _, pc := range res.GetCell() {
 		out.Cells = append(out.Cells, fromPB(pc))
 	}
-	if n := int(res.GetAssociatedCellCount()); n > 0 {
-		cells, rest, err := wire.ReadCells(block, n)
-		if err != nil {
-			return Result{}, nil, &retryableError{fmt.Sprintf("bad cellblock: %v", err)}
-		}
-		block = rest
-		for _, wc := range cells {
-			out.Cells = append(out.Cells, fromWire(wc))
-		}
-	} else if n < 0 {
-		return Result{}, nil, &retryableError{"negative associated_cell_count"}
+	cells, rest, err := readCells(block, int(res.GetAssociatedCellCount()))
+	if err != nil {
+		return Result{}, nil, err
+	}
+	if out.Cells == nil {
+		out.Cells = cells
+	} else {
+		out.Cells = append(out.Cells, cells...)
 	}
 	if len(out.Cells) > 0 {
 		out.Row = out.Cells[0].Row
 	}
-	return out, block, nil
+	return out, rest, nil
 }
 
 // chunk is one scan result, possibly part of a row.

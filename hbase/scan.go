@@ -16,9 +16,10 @@ import (
 
 // Scan describes a range scan. Forward scans cover [Start, Stop); reversed
 // ones go from Start (inclusive, empty = end of table) down to Stop
-// (exclusive). Limit > 0 caps the rows delivered; Caching is the results
-// asked per RPC (default 1000). Family and Columns restrict the columns
-// (none: every family); MaxVersions (0: 1) and TimeRange select versions.
+// (exclusive). Limit > 0 caps the rows delivered; Caching > 0 caps the
+// results asked per RPC (by default only MaxResultSize bounds a call, as
+// in HBase's client). Family and Columns restrict the columns (none: every
+// family); MaxVersions (0: 1) and TimeRange select versions.
 type Scan struct {
 	Start, Stop []byte
 	Reversed    bool
@@ -41,9 +42,19 @@ type Scan struct {
 	// chunk of memory.
 	AllowPartial bool
 	// MaxResultSize caps the bytes of cells one call answers (HBase's
-	// Scan.setMaxResultSize); 0 is 2 MiB. A server cuts a row at it.
+	// Scan.setMaxResultSize); 0 is DefaultMaxResultSize. A server cuts a
+	// row at it.
 	MaxResultSize int64
 }
+
+// DefaultMaxResultSize is HBase's hbase.client.scanner.max.result.size.
+const DefaultMaxResultSize = 2 << 20
+
+// defaultCaching is HBase's hbase.client.scanner.caching, Integer.MAX_VALUE:
+// the rows of a call are not counted, their bytes are. A fixed count left
+// a call's size to its rows' width: narrow rows took a round trip per few
+// hundred kilobytes, wide ones calls of any size.
+const defaultCaching = 1<<31 - 1
 
 // ScanStats describes one Scan call.
 type ScanStats struct {
@@ -87,8 +98,6 @@ func (st *ScanStats) addMetrics(m *pb.ScanMetrics) {
 	}
 }
 
-const scanMaxResultSize = 2 << 20
-
 // prefetch asks for a scan's next batch before handing this one over;
 // benchmarks turn it off to measure what it buys.
 var prefetch = true
@@ -119,9 +128,9 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 	if err != nil {
 		return st, err
 	}
-	caching := sc.Caching
+	caching := min(sc.Caching, defaultCaching)
 	if caching <= 0 {
-		caching = 1000
+		caching = defaultCaching
 	}
 	pos := scanPos{key: nonNil(sc.Start), locateKey: sc.Start}
 	if sc.Reversed && len(sc.Start) == 0 {
@@ -182,12 +191,37 @@ func (c *Client) scan(ctx context.Context, table string, sc Scan, each func(Resu
 // over, or the position to continue at in the next region.
 func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.Filter, caching int, pos scanPos,
 	st *ScanStats, asm *assembler) (done bool, next scanPos, err error) {
+	rs := &regionScan{c: c, ctx: ctx, r: r, sc: &sc, caching: caching, st: st, asm: asm}
+	rs.req = rs.request(nil)
+	rs.req.Scan = scanProto(&sc, filter, pos.key)
+	rs.req.NumberOfRows = proto.Uint32(rs.rowsAfter(0))
+	st.Regions++
+	for {
+		f := rs.next()
+		stop, err := rs.deliver(f)
+		switch {
+		case err != nil:
+			return false, scanPos{}, err
+		case stop:
+			if rs.settle() {
+				rs.close()
+			}
+			return true, scanPos{}, nil
+		case rs.scanner == nil:
+			done, next := rs.hop(f.resp)
+			return done, next, nil
+		}
+	}
+}
+
+// scanProto is the Scan message opening sc's scanner at start.
+func scanProto(sc *Scan, filter *pb.Filter, start []byte) *pb.Scan {
 	s := &pb.Scan{
 		Column:        columnsProto(sc.Columns, sc.Family),
-		StartRow:      pos.key,
+		StartRow:      start,
 		StopRow:       nonNil(sc.Stop),
 		TimeRange:     sc.TimeRange.proto(),
-		MaxResultSize: proto.Uint64(scanMaxResultSize),
+		MaxResultSize: proto.Uint64(DefaultMaxResultSize),
 		Filter:        filter,
 	}
 	if sc.MaxVersions > 1 {
@@ -205,132 +239,161 @@ func (c *Client) scanRegion(ctx context.Context, r *region, sc Scan, filter *pb.
 	if sc.AllowPartial {
 		s.AllowPartialResults = proto.Bool(true)
 	}
-	// rowsAfter is the rows to ask for once another `pending` rows are
-	// delivered: 0 when the limit may be reached by then.
-	rowsAfter := func(pending int) uint32 {
-		n := caching
-		if sc.Limit > 0 && sc.Limit-st.Rows-pending < n {
-			n = max(sc.Limit-st.Rows-pending, 0)
-		}
-		return uint32(n)
-	}
-	req := &pb.ScanRequest{
-		Region:                  regionSpec(r.name),
-		Scan:                    s,
-		NumberOfRows:            proto.Uint32(rowsAfter(0)),
+	return s
+}
+
+// regionScan is a scan's pass over one region: its scanner, and the next
+// batch asked for before this one is handed over, so that the server
+// reads it while the caller consumes (the prefetch in flight).
+type regionScan struct {
+	c        *Client
+	ctx      context.Context
+	r        *region
+	sc       *Scan
+	caching  int
+	st       *ScanStats
+	asm      *assembler
+	req      *pb.ScanRequest // the next call
+	scanner  *uint64         // the open scanner; nil: none
+	inflight <-chan fetched
+}
+
+// request is a Scan call on the region's scanner id (nil: one to open).
+func (rs *regionScan) request(id *uint64) *pb.ScanRequest {
+	return &pb.ScanRequest{
+		Region:                  regionSpec(rs.r.name),
+		ScannerId:               id,
 		ClientHandlesPartials:   proto.Bool(true),
 		ClientHandlesHeartbeats: proto.Bool(true),
 		TrackScanMetrics:        proto.Bool(true),
 	}
-	st.Regions++
-	var scannerID *uint64
-	closeScanner := func() {
-		if scannerID == nil {
-			return
-		}
-		st.RPCs++
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		var resp pb.ScanResponse
-		_, _ = c.rpc(cctx, r.addr, wire.ServiceClient, "Scan", &pb.ScanRequest{
-			Region: regionSpec(r.name), ScannerId: scannerID, CloseScanner: proto.Bool(true), NumberOfRows: proto.Uint32(0),
-		}, nil, &resp)
+}
+
+// rowsAfter is the rows to ask for once another `pending` rows are
+// delivered: 0 when the limit may be reached by then.
+func (rs *regionScan) rowsAfter(pending int) uint32 {
+	n := rs.caching
+	if lim := rs.sc.Limit; lim > 0 && lim-rs.st.Rows-pending < n {
+		n = max(lim-rs.st.Rows-pending, 0)
 	}
-	// The next batch is asked for before this one is handed over, so the
-	// server reads it while the caller consumes: the prefetch in flight.
-	var inflight <-chan fetched
-	for {
-		var f fetched
-		if inflight != nil {
-			f, inflight = <-inflight, nil
-		} else {
-			st.RPCs++
-			f = c.fetch(ctx, r, req)
-		}
-		resp, err := f.resp, f.err
-		var chunks []chunk
-		if err == nil {
-			chunks, err = scanChunks(resp, f.cells)
-		}
-		if err != nil {
-			f.stopKA()
-			// A server exception or a broken connection means the scanner
-			// is gone already; only a response we could not use leaves it
-			// open on the server.
-			var re *retryableError
-			if resp.GetMoreResultsInRegion() && resp.ScannerId != nil && ctx.Err() == nil && errors.As(err, &re) {
-				scannerID = resp.ScannerId
-				closeScanner()
-			}
-			return false, scanPos{}, err
-		}
-		st.addMetrics(resp.GetScanMetrics())
-		scannerID = nil
-		if resp.GetMoreResultsInRegion() {
-			scannerID = proto.Uint64(resp.GetScannerId())
-			req = &pb.ScanRequest{
-				Region:                  regionSpec(r.name),
-				ScannerId:               scannerID,
-				ClientHandlesPartials:   proto.Bool(true),
-				ClientHandlesHeartbeats: proto.Bool(true),
-				TrackScanMetrics:        proto.Bool(true),
-			}
-			// Under a limit, ask ahead only for rows surely wanted: each
-			// chunk may end a row, and so may the one pending.
-			if ahead := rowsAfter(len(chunks) + 1); prefetch && ahead > 0 {
-				req.NumberOfRows = proto.Uint32(ahead)
-				st.RPCs++
-				inflight = c.prefetch(ctx, r, req)
-			}
-		}
-		stop := false
-		for _, ch := range chunks {
-			if !asm.put(ch) {
-				stop = true
-				break
-			}
-		}
-		if !stop && scannerID == nil {
-			stop = !asm.flush()
-		}
+	return uint32(n)
+}
+
+// next is the next batch: the one asked ahead, or one asked now.
+func (rs *regionScan) next() fetched {
+	if rs.inflight != nil {
+		f := <-rs.inflight
+		rs.inflight = nil
+		return f
+	}
+	rs.st.RPCs++
+	return rs.c.fetch(rs.ctx, rs.r, rs.req)
+}
+
+// deliver hands f's results to the assembler; stop is the caller done or
+// the limit reached. The next batch is asked for before this one is
+// decoded: the server need not wait for the client's work on it.
+func (rs *regionScan) deliver(f fetched) (stop bool, err error) {
+	rs.follow(f)
+	var chunks []chunk
+	if err = f.err; err == nil {
+		chunks, err = scanChunks(f.resp, f.cells)
+	}
+	if err != nil {
 		f.stopKA()
-		if stop {
-			if inflight != nil {
-				// The scanner stays open until the batch asked ahead is
-				// back; it is closed after it.
-				nf := <-inflight
-				nf.stopKA()
-				if nf.err != nil || !nf.resp.GetMoreResultsInRegion() {
-					scannerID = nil
-				}
-			}
-			closeScanner()
-			return true, scanPos{}, nil
-		}
-		if scannerID != nil {
-			if inflight == nil {
-				req.NumberOfRows = proto.Uint32(rowsAfter(0))
-			}
-			continue
-		}
-		// Region exhausted: hop (§6.5.5).
-		if resp.MoreResults != nil && !resp.GetMoreResults() {
-			return true, scanPos{}, nil
-		}
-		if !sc.Reversed {
-			if len(r.end) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.end) <= 0) {
-				return true, scanPos{}, nil
-			}
-			return false, scanPos{key: r.end, locateKey: r.end}, nil
-		}
-		if len(r.start) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.start) >= 0) {
-			return true, scanPos{}, nil
-		}
-		// Continue in the preceding region from r.start: that region never
-		// holds r.start itself, and a reversed start at or above a region's
-		// end means "from its last row" (§8.6).
-		return false, scanPos{key: r.start, locateKey: keyBefore(r.start), before: r.start}, nil
+		rs.abandon(err)
+		return false, err
 	}
+	rs.st.addMetrics(f.resp.GetScanMetrics())
+	defer f.stopKA()
+	for _, ch := range chunks {
+		if !rs.asm.put(ch) {
+			return true, nil
+		}
+	}
+	if rs.scanner == nil {
+		return !rs.asm.flush(), nil
+	}
+	if rs.inflight == nil {
+		rs.req.NumberOfRows = proto.Uint32(rs.rowsAfter(0))
+	}
+	return false, nil
+}
+
+// follow keeps the scanner f's response left open, and asks ahead for
+// its next batch. Under a limit it asks only for rows surely wanted: each
+// of f's results may end a row, and so may the one pending.
+func (rs *regionScan) follow(f fetched) {
+	rs.scanner = nil
+	if !f.resp.GetMoreResultsInRegion() || f.resp.ScannerId == nil {
+		return
+	}
+	rs.scanner = f.resp.ScannerId
+	rs.req = rs.request(rs.scanner)
+	results := len(f.resp.GetCellsPerResult()) + len(f.resp.GetResults())
+	if ahead := rs.rowsAfter(results + 1); f.err == nil && prefetch && ahead > 0 {
+		rs.req.NumberOfRows = proto.Uint32(ahead)
+		rs.st.RPCs++
+		rs.inflight = rs.c.prefetch(rs.ctx, rs.r, rs.req)
+	}
+}
+
+// abandon leaves the region after err. A server exception or a broken
+// connection means the scanner is gone already; only a response the
+// client could not use leaves it open on the server, to be closed.
+func (rs *regionScan) abandon(err error) {
+	var re *retryableError
+	if rs.settle() && rs.ctx.Err() == nil && errors.As(err, &re) {
+		rs.close()
+	}
+}
+
+// settle waits for the batch asked ahead, if any, and reports whether the
+// scanner is still open: it stays open until that batch is back.
+func (rs *regionScan) settle() (open bool) {
+	if rs.inflight != nil {
+		nf := <-rs.inflight
+		rs.inflight = nil
+		nf.stopKA()
+		if nf.err != nil || !nf.resp.GetMoreResultsInRegion() {
+			rs.scanner = nil
+		}
+	}
+	return rs.scanner != nil
+}
+
+// close closes the open scanner, best effort.
+func (rs *regionScan) close() {
+	rs.st.RPCs++
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(rs.ctx), time.Second)
+	defer cancel()
+	var resp pb.ScanResponse
+	_, _ = rs.c.rpc(cctx, rs.r.addr, wire.ServiceClient, "Scan", &pb.ScanRequest{
+		Region: regionSpec(rs.r.name), ScannerId: rs.scanner, CloseScanner: proto.Bool(true), NumberOfRows: proto.Uint32(0),
+	}, nil, &resp)
+	rs.scanner = nil
+}
+
+// hop is where the scan goes once the region is exhausted (§6.5.5):
+// done, or the position in the next region.
+func (rs *regionScan) hop(resp *pb.ScanResponse) (done bool, next scanPos) {
+	r, sc := rs.r, rs.sc
+	if resp.MoreResults != nil && !resp.GetMoreResults() {
+		return true, scanPos{}
+	}
+	if !sc.Reversed {
+		if len(r.end) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.end) <= 0) {
+			return true, scanPos{}
+		}
+		return false, scanPos{key: r.end, locateKey: r.end}
+	}
+	if len(r.start) == 0 || (len(sc.Stop) > 0 && bytes.Compare(sc.Stop, r.start) >= 0) {
+		return true, scanPos{}
+	}
+	// Continue in the preceding region from r.start: that region never
+	// holds r.start itself, and a reversed start at or above a region's
+	// end means "from its last row" (§8.6).
+	return false, scanPos{key: r.start, locateKey: keyBefore(r.start), before: r.start}
 }
 
 // fetched is one Scan call's answer; stopKA stops the lease renewal that

@@ -231,19 +231,19 @@ func readFrame(r io.Reader) ([]byte, error) {
 	return readN(r, int(n))
 }
 
-// readN reads exactly n bytes. Large reads grow the buffer as data
-// arrives, so a length the stream does not back costs at most about twice
+// readN reads exactly n bytes. Frames up to exactFrame are read into a
+// buffer of their size; larger ones grow the buffer as data arrives, so a
+// length the stream does not back costs at most exactFrame or about twice
 // the bytes actually received.
 func readN(r io.Reader, n int) ([]byte, error) {
-	const chunk = 64 << 10
-	if n <= chunk {
+	if n <= exactFrame {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
 			return nil, noEOF(err)
 		}
 		return b, nil
 	}
-	b := make([]byte, 0, chunk)
+	b := make([]byte, 0, exactFrame)
 	for len(b) < n {
 		if len(b) == cap(b) {
 			nb := make([]byte, len(b), min(2*cap(b), n))
@@ -258,3 +258,9 @@ func readN(r io.Reader, n int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// exactFrame covers a scan call filled to HBase's default 2 MiB
+// max_result_size, and the cells a server lets run past it: growing such
+// a frame by doubling from 64 KiB allocated and copied it twice over, the
+// largest client-side cost of a scan.
+const exactFrame = 3 << 20

@@ -43,7 +43,7 @@ func FuzzReadCells(f *testing.F) {
 	})
 }
 
-func frameSeeds(f *testing.F) {
+func frameSeeds(f interface{ Add(args ...any) }) {
 	var buf bytes.Buffer
 	cells := AppendCell(nil, Cell{Row: []byte("r"), Family: []byte("cf"), Type: TypePut, Value: []byte("v")})
 	_ = WriteRequest(&buf, &pb.RequestHeader{CallId: proto.Uint32(1), MethodName: proto.String("Get")}, getRequest(), nil)
