@@ -235,7 +235,7 @@ func checkConsoleFindings(t *testing.T, name string, v []results.Finding) {
 		kinds = append(kinds, f.Kind)
 	}
 	want := map[string]string{
-		"seed-scans": "lost scan cure", "seed-scans-split": "lost scan cure",
+		"seed-scans": "collided scan cure", "seed-scans-split": "collided scan cure",
 		"unique-split": "", // one region of two taking half is no hotspot
 		"hot-product":  "hotspot cure",
 	}[name]

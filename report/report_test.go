@@ -208,6 +208,27 @@ func TestPartialLastIntervalLeftOut(t *testing.T) {
 	}
 }
 
+// A run shorter than one interval has only a partial one: it is charted,
+// or the charts would be empty.
+func TestOnlyIntervalPartialCharted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	synthRun(t, dir, 1, "seed", 2)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Timeline) == 0 || !r.Timeline[0].Partial {
+		t.Fatalf("timeline %+v: want one partial interval", r.Timeline)
+	}
+	if _, _, cut := r.partialTail(); cut {
+		t.Error("the only interval is left out")
+	}
+	g, _ := r.heatmap("product-comment", true)
+	if len(g.xs) != 1 {
+		t.Errorf("writes heatmap: %d columns, want the one interval", len(g.xs))
+	}
+}
+
 // Files written before intervals carried their start read as they did:
 // each interval starts where the last ended.
 func TestOldTimelineFormat(t *testing.T) {

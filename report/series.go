@@ -120,21 +120,24 @@ func (r *Run) thinned() int {
 // partialTail is the slot of the run's last interval when the run's end
 // cut it short, and its length. Its rates are the run winding down, not
 // its load, and its column would be drawn as wide as a whole interval's:
-// the charts leave it out; the tables, from the summary, count it.
+// the charts leave it out; the tables, from the summary, count it. A run
+// shorter than one interval keeps its only one: leaving it out would
+// leave nothing to chart.
 func (r *Run) partialTail() (last int, length float64, ok bool) {
 	iv := r.intervalSec()
-	last, short := math.MinInt, false
+	last, short, slots := math.MinInt, false, 0
 	for _, t := range r.Timeline {
 		s := slot(t.Start, iv)
 		if s > last {
 			last, short, length = s, true, 0
+			slots++
 		}
 		if s == last {
 			short = short && t.Partial && t.End-t.Start < 0.999*iv
 			length = max(length, t.End-t.Start)
 		}
 	}
-	return last, length, short
+	return last, length, short && slots > 1
 }
 
 // charted says whether the charts draw the interval starting at start:
