@@ -28,8 +28,9 @@ import (
 //     mend (and, with --run, the acknowledged comments lost).
 //
 // Each fault kind verify has a counter for is applied alone to random rows
-// of the ci preset's data (1,000 operations), on a tall, a colliding and a wide design, and
-// then in random pairs. FuzzVerifyRules tries more seeds (make fuzz).
+// of the ci preset's data (700 operations), on a tall, a colliding and a
+// wide design, and then in random pairs. FuzzVerifyRules tries more seeds
+// (make fuzz).
 func TestVerifyRules(t *testing.T) {
 	if raceOn {
 		// Each check runs alone; the race detector would take a minute
@@ -43,7 +44,7 @@ func TestVerifyRules(t *testing.T) {
 		for _, k := range kinds {
 			t.Run(design+"/"+k.name, func(t *testing.T) { assertRules(t, base, r, []faultKind{k}) })
 		}
-		for range 8 {
+		for range 5 {
 			pair := []faultKind{kinds[r.IntN(len(kinds))], kinds[r.IntN(len(kinds))]}
 			t.Run(design+"/"+pair[0].name+"+"+pair[1].name, func(t *testing.T) { assertRules(t, base, r, pair) })
 		}
@@ -94,7 +95,7 @@ func newRunData(t *testing.T, design string) runData {
 	base := runData{design: design, dir: filepath.Join(t.TempDir(), "data"), run: t.TempDir()}
 	sc, err := workload.Preset("ci")
 	must(t, err)
-	sc.Layout, sc.Ops = design, 1000
+	sc.Layout, sc.Ops = design, 700
 	must(t, sc.Validate())
 	e, err := embedded.Open(embedded.Options{Dir: base.dir, CreateIfMissing: true})
 	must(t, err)

@@ -27,7 +27,7 @@ func TestCrashes(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	kills := slices.Repeat([]bool{true}, 10)
-	for i, sync := range append(kills, false, false) {
+	for i, sync := range append(kills, false) {
 		dir := t.TempDir()
 		data, out := filepath.Join(dir, "data"), filepath.Join(dir, "out")
 		args := []string{"--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "5m", "--warmup", "0",
