@@ -1,12 +1,13 @@
 package workload
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -211,6 +212,7 @@ func (r *run) generate(ctx context.Context, ws []*Worker) ([]*gen, error) {
 	var wg sync.WaitGroup
 	for i, w := range ws {
 		g := &gen{w: w, cap: newCapture()}
+		g.cap.id = uint16(i)
 		gens[i] = g
 		if r.cfg.Ledger != nil {
 			if g.ledger, errs[i] = r.cfg.Ledger.Bulk(fmt.Sprintf("load-%04d", i)); errs[i] != nil {
@@ -246,9 +248,16 @@ func (r *run) generateShare(ctx context.Context, g *gen, from, step, n int64, st
 		return err
 	}
 	w, env := g.w, r.env
+	share := (n - from + step - 1) / step
 	for i := from; i < n; i += step {
 		if (i/step)%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if done := (i - from) / step; done == reserveAfter {
+			g.cap.reserve(done, share)
+			if g.ledger != nil {
+				g.keys, g.lens = slices.Grow(g.keys, int(share)-len(g.keys)), slices.Grow(g.lens, int(share)-len(g.lens))
+			}
 		}
 		u, p := w.user(), env.Products.Pick(w.r)
 		text := w.content()
@@ -271,8 +280,13 @@ func (r *run) generateShare(ctx context.Context, g *gen, from, step, n int64, st
 		w.remember(c.OrderID, c.ProductID)
 		r.loaded.Add(1)
 	}
+	g.cap.sort() // here, every worker's side by side
 	return nil
 }
+
+// reserveAfter is how many comments of its share a worker writes before
+// reserving room for the rest, from what those took.
+const reserveAfter = 2048
 
 // bulkSystem is System over a capture, its index puts kept in the
 // capture's log (when watched) for the flaws to hear of in the order the
@@ -314,16 +328,16 @@ func collisions(gens []*gen) []Collision {
 	}
 	var out []Collision
 	for t, m := range logs {
-		m.sort()
-		for i := 0; i < len(m.recs); {
-			j := i + 1
-			for j < len(m.recs) && bytes.Equal(m.row(&m.recs[j]), m.row(&m.recs[i])) {
-				j++
+		it := m.iter()
+		var group []*capRec
+		for r := it.next(); r != nil; {
+			group = append(group[:0], r)
+			for r = it.next(); r != nil && m.sameRow(group[0], r); r = it.next() {
+				group = append(group, r)
 			}
-			for k := i; j-i > 1 && k < j; k++ {
-				out = append(out, Collision{Table: t, Key: m.row(&m.recs[k]), Comment: m.val(&m.recs[k])})
+			for k := 0; len(group) > 1 && k < len(group); k++ {
+				out = append(out, Collision{Table: t, Key: m.row(group[k]), Comment: m.val(group[k])})
 			}
-			i = j
 		}
 	}
 	return out
@@ -362,16 +376,28 @@ func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) erro
 		}
 		g.cap.tables = nil
 	}
-	write := plan.Ingest
+	// Every table written at once, the largest started first, so the cores
+	// share the work to the end; batched puts one table a core, as their
+	// requests wait on the store.
+	write, inFlight := plan.Ingest, len(tables)
 	if write == nil {
 		st := r.cfg.Sys.Store()
 		write = func(ctx context.Context, table string, next func() (LoadRow, bool)) error {
 			return putBatches(ctx, st, table, next)
 		}
+		inFlight = runtime.GOMAXPROCS(0)
 	}
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	names := make([]string, 0, len(tables))
+	for t := range tables {
+		names = append(names, t)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(tables[b].cells(), tables[a].cells()), cmp.Compare(a, b))
+	})
+	sem := make(chan struct{}, max(inFlight, 1))
 	errs := make(chan error, len(tables))
-	for t, cells := range tables {
+	for _, t := range names {
+		cells := tables[t]
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
@@ -385,15 +411,89 @@ func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) erro
 	return err
 }
 
-// writeTable sorts one table's cells and writes its rows.
+// writeTable writes one table's rows, its captures' sorted cells merged;
+// a large table's merged on a goroutine of its own, a batch of rows at a
+// time, while the rows before are written.
 func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, func() (LoadRow, bool)) error) error {
-	cells.sort()
 	var merr error
-	err := write(ctx, table, cells.rows(&merr))
+	next := cells.rows(&merr)
+	var wait func()
+	if cells.cells() >= pipelineFrom {
+		next, wait = pipeline(next)
+	}
+	err := write(ctx, table, next)
+	if wait != nil {
+		wait()
+	}
 	if err = errors.Join(merr, err); err != nil {
 		return fmt.Errorf("bulk load %s: %w", table, err)
 	}
 	return nil
+}
+
+// pipelineFrom is the cells a table needs for its rows to be merged on a
+// goroutine of their own (a variable: a test lowers it); pipelineBatch the
+// rows handed over at a time.
+var pipelineFrom = 1 << 16
+
+const pipelineBatch = 2048
+
+// pipeline calls rows on a goroutine of its own, ahead of the rows next
+// returns. wait, called once the rows are read (or no more will be),
+// returns when the goroutine has.
+func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait func()) {
+	ch := make(chan []LoadRow, 4)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(ch)
+		for {
+			batch := make([]LoadRow, 0, pipelineBatch)
+			var slab []store.Cell
+			for len(batch) < pipelineBatch {
+				row, ok := rows()
+				if !ok {
+					break
+				}
+				if len(slab)+len(row.Cells) > cap(slab) {
+					slab = make([]store.Cell, 0, max(4*pipelineBatch, len(row.Cells)))
+				}
+				at := len(slab)
+				slab = append(slab, row.Cells...) // rows reuses its Cells
+				row.Cells = slab[at:len(slab):len(slab)]
+				batch = append(batch, row)
+			}
+			if len(batch) == 0 {
+				return
+			}
+			select {
+			case ch <- batch:
+			case <-done:
+				return
+			}
+			if len(batch) < pipelineBatch {
+				return
+			}
+		}
+	})
+	var cur []LoadRow
+	next = func() (LoadRow, bool) {
+		for len(cur) == 0 {
+			b, ok := <-ch
+			if !ok {
+				return LoadRow{}, false
+			}
+			cur = b
+		}
+		row := cur[0]
+		cur = cur[1:]
+		return row, true
+	}
+	wait = func() {
+		close(done)
+		wg.Wait()
+	}
+	return next, wait
 }
 
 // Batched puts, for a store that takes no tables whole (a cluster over
@@ -462,7 +562,7 @@ func feedBatches(ctx context.Context, regions []store.Region, servers map[string
 			}
 			at++
 		}
-		batch = append(batch, store.Put(row.Key, row.Cells...))
+		batch = append(batch, store.Put(row.Key, slices.Clone(row.Cells)...))
 		if len(batch) == putBatch && !flush() {
 			return
 		}

@@ -153,26 +153,39 @@ func TestBulkLoadMatchesPuts(t *testing.T) {
 		layouts = []string{"between"} // a wide row's merge: the race detector's time on one is enough
 	}
 	for _, layout := range layouts {
-		t.Run(layout, func(t *testing.T) {
-			sc := loadScenario(t, layout, 1)
-			putDir, bulkDir, batchDir := t.TempDir(), t.TempDir(), t.TempDir()
-			put, putOut := loadOnly(t, sc, nil, putDir)
-			bulk, bulkOut := loadOnly(t, sc, func(e *embedded.Engine) *LoadPlan { return &LoadPlan{Ingest: ingestInto(e)} }, bulkDir)
-			batch, _ := loadOnly(t, sc, func(*embedded.Engine) *LoadPlan { return &LoadPlan{} }, batchDir)
-			if putOut.LoadedBy != LoadPuts || bulkOut.LoadedBy != LoadBulk || bulkOut.Loaded != 1800 {
-				t.Errorf("loaded by %q and %q, %d comments; want puts, bulk load, 1800", putOut.LoadedBy, bulkOut.LoadedBy, bulkOut.Loaded)
-			}
-			want := dump(t, put)
-			if len(want) < 4*1800 {
-				t.Fatalf("the put load left %d cells; want at least 4 a comment", len(want))
-			}
-			sameLines(t, "bulk load's cells", dump(t, bulk), want)
-			sameLines(t, "batched puts' cells", dump(t, batch), want)
-			wantLedger := ledgerLines(t, putDir)
-			sameLines(t, "bulk load's ledger", ledgerLines(t, bulkDir), wantLedger)
-			sameLines(t, "batched puts' ledger", ledgerLines(t, batchDir), wantLedger)
-		})
+		t.Run(layout, func(t *testing.T) { assertBulkMatchesPuts(t, layout) })
 	}
+}
+
+// The paths a big load takes (cells sorted in buckets, rows merged on a
+// goroutine of their own) give what the small one's do: their thresholds
+// lowered, the same loads match the put loads.
+func TestBulkLoadBigPaths(t *testing.T) {
+	defer func(b, p int) { bucketSortFrom, pipelineFrom = b, p }(bucketSortFrom, pipelineFrom)
+	bucketSortFrom, pipelineFrom = 16, 16
+	for _, layout := range []string{"seed", "between"} {
+		t.Run(layout, func(t *testing.T) { assertBulkMatchesPuts(t, layout) })
+	}
+}
+
+func assertBulkMatchesPuts(t *testing.T, layout string) {
+	sc := loadScenario(t, layout, 1)
+	putDir, bulkDir, batchDir := t.TempDir(), t.TempDir(), t.TempDir()
+	put, putOut := loadOnly(t, sc, nil, putDir)
+	bulk, bulkOut := loadOnly(t, sc, func(e *embedded.Engine) *LoadPlan { return &LoadPlan{Ingest: ingestInto(e)} }, bulkDir)
+	batch, _ := loadOnly(t, sc, func(*embedded.Engine) *LoadPlan { return &LoadPlan{} }, batchDir)
+	if putOut.LoadedBy != LoadPuts || bulkOut.LoadedBy != LoadBulk || bulkOut.Loaded != 1800 {
+		t.Errorf("loaded by %q and %q, %d comments; want puts, bulk load, 1800", putOut.LoadedBy, bulkOut.LoadedBy, bulkOut.Loaded)
+	}
+	want := dump(t, put)
+	if len(want) < 4*1800 {
+		t.Fatalf("the put load left %d cells; want at least 4 a comment", len(want))
+	}
+	sameLines(t, "bulk load's cells", dump(t, bulk), want)
+	sameLines(t, "batched puts' cells", dump(t, batch), want)
+	wantLedger := ledgerLines(t, putDir)
+	sameLines(t, "bulk load's ledger", ledgerLines(t, bulkDir), wantLedger)
+	sameLines(t, "batched puts' ledger", ledgerLines(t, batchDir), wantLedger)
 }
 
 // A bulk load charges the regions the writes puts would (without splits,

@@ -19,6 +19,7 @@ import (
 // system's one read while writing a comment, of the order it just made,
 // is answered from what the same comment wrote. Used by one goroutine.
 type capture struct {
+	id     uint16 // the capture's arena number, once merged with others'
 	tables map[string]*capTable
 	seq    uint32 // the comment being written: a later one wins a cell
 	recent []recentRow
@@ -30,23 +31,29 @@ type capture struct {
 // one after another, and a record of each. Neither holds a pointer, so a
 // million comments' cells cost the garbage collector nothing to scan.
 type capTable struct {
+	id    uint16
 	arena []byte
 	recs  []capRec
 }
 
-// capRec is one cell put or incremented: its row, qualifier and value at
-// off in its arena, and the comment that wrote it.
+// capRec is one cell put or incremented: its row at rowOff, its qualifier
+// and value at off in its arena, and the comment that wrote it. The cells
+// of one mutation share their row's bytes.
 type capRec struct {
-	prefix  [2]uint64 // the row's first 16 bytes, big-endian: most compares end here
+	prefix  [3]uint64 // the row's first 24 bytes, big-endian: most compares end here
 	delta   int64
+	rowOff  uint32
 	off     uint32
 	valLen  uint32
 	seq     uint32
 	rowLen  uint16
 	qualLen uint16
-	arena   uint16 // the capture it came from, once merged with others'
+	arena   uint16 // the capture it came from
 	flags   uint8
 }
+
+// prefixLen is how much of a row capRec.prefix holds.
+const prefixLen = 24
 
 const (
 	recInc   = 1 << iota // an increment by delta, not a put
@@ -77,11 +84,11 @@ func (c *capture) logIndexPut(table string, key, ck []byte) {
 	}
 	l := c.indexLog[table]
 	if l == nil {
-		l = &capTable{}
+		l = &capTable{id: c.id}
 		c.indexLog[table] = l
 	}
 	if len(key) <= 0xffff {
-		l.keep(key, nil, ck, 0, c.seq, 0)
+		l.keep(l.putRow(key), key, nil, ck, 0, c.seq, 0)
 	}
 }
 
@@ -94,7 +101,7 @@ func (c *capture) Mutate(_ context.Context, table string, muts ...store.Mutation
 		c.recent = append(c.recent, recentRow{table, store.Row{Key: m.Row, Cells: m.Cells}})
 		t := c.tables[table]
 		if t == nil {
-			t = &capTable{}
+			t = &capTable{id: c.id}
 			c.tables[table] = t
 		}
 		if err := t.add(m, c.seq); err != nil {
@@ -109,24 +116,155 @@ func (t *capTable) add(m store.Mutation, seq uint32) error {
 	if len(m.Row) > 0xffff || len(t.arena) > 1<<31 {
 		return fmt.Errorf("%w: row %q or the load too large", errCaptureOnly, m.Row[:min(len(m.Row), 64)])
 	}
+	if len(m.Cells)+len(m.Increments) == 0 {
+		return nil
+	}
+	rowOff := t.putRow(m.Row)
 	flags := uint8(recFirst)
 	for _, cl := range m.Cells {
-		t.keep(m.Row, cl.Qualifier, cl.Value, 0, seq, flags)
+		t.keep(rowOff, m.Row, cl.Qualifier, cl.Value, 0, seq, flags)
 		flags = 0
 	}
 	for _, inc := range m.Increments {
-		t.keep(m.Row, inc.Qualifier, nil, inc.Delta, seq, flags|recInc)
+		t.keep(rowOff, m.Row, inc.Qualifier, nil, inc.Delta, seq, flags|recInc)
 		flags = 0
 	}
 	return nil
 }
 
-func (t *capTable) keep(row, qual, val []byte, delta int64, seq uint32, flags uint8) {
-	var p [16]byte
+// putRow keeps a row's bytes once for the cells of its mutation.
+func (t *capTable) putRow(row []byte) uint32 {
+	off := uint32(len(t.arena))
+	t.arena = append(t.arena, row...)
+	return off
+}
+
+func (t *capTable) keep(rowOff uint32, row, qual, val []byte, delta int64, seq uint32, flags uint8) {
+	var p [prefixLen]byte
 	copy(p[:], row)
-	t.recs = append(t.recs, capRec{prefix: [2]uint64{binary.BigEndian.Uint64(p[:8]), binary.BigEndian.Uint64(p[8:])}, delta: delta, off: uint32(len(t.arena)),
-		valLen: uint32(len(val)), seq: seq, rowLen: uint16(len(row)), qualLen: uint16(len(qual)), flags: flags})
-	t.arena = append(append(append(t.arena, row...), qual...), val...)
+	t.recs = append(t.recs, capRec{prefix: [3]uint64{binary.BigEndian.Uint64(p[:8]), binary.BigEndian.Uint64(p[8:16]), binary.BigEndian.Uint64(p[16:])}, delta: delta, rowOff: rowOff, off: uint32(len(t.arena)),
+		valLen: uint32(len(val)), seq: seq, rowLen: uint16(len(row)), qualLen: uint16(len(qual)), arena: t.id, flags: flags})
+	t.arena = append(append(t.arena, qual...), val...)
+}
+
+// reserve grows what the capture keeps to hold total comments, having
+// seen done of them, so its slices are not copied at every doubling.
+func (c *capture) reserve(done, total int64) {
+	if done <= 0 || total <= done {
+		return
+	}
+	grow := func(t *capTable) {
+		want := func(n int) int { return int(int64(n)*total/done + int64(n)*total/done/16 + 64) }
+		t.recs = slices.Grow(t.recs, want(len(t.recs))-len(t.recs))
+		t.arena = slices.Grow(t.arena, want(len(t.arena))-len(t.arena))
+	}
+	for _, t := range c.tables {
+		grow(t)
+	}
+	for _, t := range c.indexLog {
+		grow(t)
+	}
+}
+
+// sort orders the capture's cells, each table's and each index log's,
+// as merged reads them.
+func (c *capture) sort() {
+	for _, t := range c.tables {
+		t.sort()
+		t.compact()
+	}
+	for _, t := range c.indexLog {
+		t.sort()
+	}
+}
+
+// bucketSortFrom is the cells a table needs to be sorted in buckets (a
+// variable: a test lowers it).
+var bucketSortFrom = 1 << 14
+
+func (t *capTable) sort() {
+	a := t.arena
+	cmpRecs := func(x, y capRec) int { return compareRecs(a, &x, a, &y) }
+	if len(t.recs) < bucketSortFrom {
+		slices.SortFunc(t.recs, cmpRecs)
+		return
+	}
+	// Into buckets by the rows' first two bytes (the prefix's top bits,
+	// which compareRecs looks at first), then each bucket sorted: small,
+	// and in cache, where one sort of them all would go over every cell
+	// a dozen times and more.
+	var starts [1<<16 + 1]int
+	for i := range t.recs {
+		starts[t.recs[i].prefix[0]>>48+1]++
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	out := make([]capRec, len(t.recs))
+	next := starts
+	for i := range t.recs {
+		b := t.recs[i].prefix[0] >> 48
+		out[next[b]] = t.recs[i]
+		next[b]++
+	}
+	for b := 0; b < 1<<16; b++ {
+		if starts[b+1]-starts[b] > 1 {
+			slices.SortFunc(out[starts[b]:starts[b+1]], cmpRecs)
+		}
+	}
+	t.recs = out
+}
+
+// compact rewrites the arena in the order of the sorted cells, so that
+// writing them reads it from start to end rather than all over.
+func (t *capTable) compact() {
+	arena := make([]byte, 0, len(t.arena))
+	var prevOld, prevNew uint32
+	var prevLen uint16
+	for i := range t.recs {
+		r := &t.recs[i]
+		old := r.rowOff
+		if i > 0 && old == prevOld && r.rowLen == prevLen {
+			r.rowOff = prevNew // its mutation's cell before it copied the row
+		} else {
+			r.rowOff = uint32(len(arena))
+			arena = append(arena, t.arena[old:old+uint32(r.rowLen)]...)
+		}
+		prevOld, prevNew, prevLen = old, r.rowOff, r.rowLen
+		off, n := r.off, uint32(r.qualLen)+r.valLen
+		r.off = uint32(len(arena))
+		arena = append(arena, t.arena[off:off+n]...)
+	}
+	t.arena = arena
+}
+
+// compareRecs orders cells by row, qualifier, then the order they were
+// written in.
+func compareRecs(aa []byte, a *capRec, ba []byte, b *capRec) int {
+	if a.prefix[0] != b.prefix[0] {
+		return cmp.Compare(a.prefix[0], b.prefix[0])
+	}
+	if a.prefix[1] != b.prefix[1] {
+		return cmp.Compare(a.prefix[1], b.prefix[1])
+	}
+	if a.prefix[2] != b.prefix[2] {
+		return cmp.Compare(a.prefix[2], b.prefix[2])
+	}
+	if a.rowLen <= prefixLen && b.rowLen <= prefixLen {
+		// The whole rows are in the prefixes, padded with zeros: the
+		// shorter is the smaller, as bytes.Compare has it.
+		if a.rowLen != b.rowLen {
+			return cmp.Compare(a.rowLen, b.rowLen)
+		}
+	} else if a.arena != b.arena || a.rowOff != b.rowOff || a.rowLen != b.rowLen {
+		if c := bytes.Compare(aa[a.rowOff:a.rowOff+uint32(a.rowLen)], ba[b.rowOff:b.rowOff+uint32(b.rowLen)]); c != 0 {
+			return c
+		}
+	}
+	if c := bytes.Compare(aa[a.off:a.off+uint32(a.qualLen)], ba[b.off:b.off+uint32(b.qualLen)]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
 }
 
 // Get implements store.Store from the rows the current comment wrote.
@@ -185,98 +323,162 @@ type LoadRow struct {
 	Writes int64
 }
 
-// merged is one table's cells from every capture.
+// merged is one table's cells from every capture, each capture's
+// sorted (capTable.sort), read as one sorted run.
 type merged struct {
-	arenas [][]byte
-	recs   []capRec
+	arenas [][]byte // by capture id
+	srcs   [][]capRec
 }
 
 func (m *merged) add(t *capTable) {
-	i := uint16(len(m.arenas))
-	m.arenas = append(m.arenas, t.arena)
-	for _, r := range t.recs {
-		r.arena = i
-		m.recs = append(m.recs, r)
+	for len(m.arenas) <= int(t.id) {
+		m.arenas = append(m.arenas, nil)
+	}
+	m.arenas[t.id] = t.arena
+	if len(t.recs) > 0 {
+		m.srcs = append(m.srcs, t.recs)
 	}
 }
 
+// cells is how many cells were written.
+func (m *merged) cells() int {
+	n := 0
+	for _, s := range m.srcs {
+		n += len(s)
+	}
+	return n
+}
+
 func (m *merged) row(r *capRec) []byte {
-	return m.arenas[r.arena][r.off : r.off+uint32(r.rowLen) : r.off+uint32(r.rowLen)]
+	return m.arenas[r.arena][r.rowOff : r.rowOff+uint32(r.rowLen) : r.rowOff+uint32(r.rowLen)]
 }
 
 func (m *merged) qual(r *capRec) []byte {
-	at := r.off + uint32(r.rowLen)
-	return m.arenas[r.arena][at : at+uint32(r.qualLen) : at+uint32(r.qualLen)]
+	return m.arenas[r.arena][r.off : r.off+uint32(r.qualLen) : r.off+uint32(r.qualLen)]
 }
 
 func (m *merged) val(r *capRec) []byte {
-	at := r.off + uint32(r.rowLen) + uint32(r.qualLen)
+	at := r.off + uint32(r.qualLen)
 	return m.arenas[r.arena][at : at+r.valLen : at+r.valLen]
 }
 
-// sort orders the cells by row, qualifier, then the order they were
-// written in.
-func (m *merged) sort() {
-	slices.SortFunc(m.recs, func(a, b capRec) int {
-		if a.prefix[0] != b.prefix[0] {
-			return cmp.Compare(a.prefix[0], b.prefix[0])
+func (m *merged) sameRow(a, b *capRec) bool {
+	return a.rowLen == b.rowLen && a.prefix == b.prefix &&
+		(a.rowLen <= prefixLen || (a.arena == b.arena && a.rowOff == b.rowOff) || bytes.Equal(m.row(a), m.row(b)))
+}
+
+func (m *merged) sameQual(a, b *capRec) bool {
+	return a.qualLen == b.qualLen && bytes.Equal(m.qual(a), m.qual(b))
+}
+
+// mergeIter reads the captures' sorted cells as one sorted run: a heap
+// of the captures by their next cell.
+type mergeIter struct {
+	m    *merged
+	pos  []int
+	heap []int // capture indexes into m.srcs
+}
+
+func (m *merged) iter() *mergeIter {
+	it := &mergeIter{m: m, pos: make([]int, len(m.srcs))}
+	for i := range m.srcs {
+		it.heap = append(it.heap, i)
+	}
+	for i := len(it.heap)/2 - 1; i >= 0; i-- {
+		it.down(i)
+	}
+	return it
+}
+
+func (it *mergeIter) head(s int) *capRec { return &it.m.srcs[s][it.pos[s]] }
+
+func (it *mergeIter) less(i, j int) bool {
+	a, b := it.head(it.heap[i]), it.head(it.heap[j])
+	return compareRecs(it.m.arenas[a.arena], a, it.m.arenas[b.arena], b) < 0
+}
+
+func (it *mergeIter) down(i int) {
+	n := len(it.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
 		}
-		if a.prefix[1] != b.prefix[1] {
-			return cmp.Compare(a.prefix[1], b.prefix[1])
+		c := l
+		if r := l + 1; r < n && it.less(r, l) {
+			c = r
 		}
-		if c := bytes.Compare(m.row(&a), m.row(&b)); c != 0 {
-			return c
+		if !it.less(c, i) {
+			return
 		}
-		if c := bytes.Compare(m.qual(&a), m.qual(&b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+		it.heap[i], it.heap[c] = it.heap[c], it.heap[i]
+		i = c
+	}
+}
+
+// next is the next cell in order, nil after the last.
+func (it *mergeIter) next() *capRec {
+	if len(it.heap) == 0 {
+		return nil
+	}
+	s := it.heap[0]
+	r := it.head(s)
+	it.pos[s]++
+	if it.pos[s] == len(it.m.srcs[s]) {
+		last := len(it.heap) - 1
+		it.heap[0] = it.heap[last]
+		it.heap = it.heap[:last]
+	}
+	if len(it.heap) > 1 {
+		it.down(0)
+	}
+	return r
 }
 
 // rows returns the sorted cells' rows one by one: of a cell written more
 // than once the last put, as a row's newest version; a counter the sum
 // of its increments, as HBase's Increment keeps it. err is set when a
-// cell was both put and incremented, which no comment write does.
+// cell was both put and incremented, which no comment write does. A
+// row's Cells are reused by the next row.
 func (m *merged) rows(err *error) func() (LoadRow, bool) {
-	i := 0
+	it := m.iter()
+	r := it.next()
+	var cells []store.Cell
 	return func() (LoadRow, bool) {
-		if i == len(m.recs) || *err != nil {
+		if r == nil || *err != nil {
 			return LoadRow{}, false
 		}
-		row := LoadRow{Key: m.row(&m.recs[i])}
-		for i < len(m.recs) && bytes.Equal(m.row(&m.recs[i]), row.Key) {
-			q, j := m.qual(&m.recs[i]), i
-			for j < len(m.recs) && bytes.Equal(m.row(&m.recs[j]), row.Key) && bytes.Equal(m.qual(&m.recs[j]), q) {
-				if m.recs[j].flags&recFirst != 0 {
+		first := r
+		row := LoadRow{Key: m.row(first)}
+		cells = cells[:0]
+		for r != nil && m.sameRow(first, r) {
+			q := r
+			last := r
+			var sum int64
+			put := false
+			for r != nil && m.sameRow(first, r) && m.sameQual(q, r) {
+				if r.flags&recFirst != 0 {
 					row.Writes++
 				}
-				j++
+				if r.flags&recInc == 0 {
+					put = true
+				} else {
+					sum += r.delta
+				}
+				last = r
+				r = it.next()
 			}
-			cell, cerr := m.cell(m.recs[i:j])
-			if cerr != nil {
-				*err = cerr
+			switch {
+			case last.flags&recInc == 0 && q.flags&recInc == 0:
+				cells = append(cells, store.Cell{Qualifier: m.qual(last), Value: m.val(last)})
+			case put:
+				*err = fmt.Errorf("%w: row %q column %q both put and incremented", errCaptureOnly, m.row(last), m.qual(last))
 				return LoadRow{}, false
+			default:
+				cells = append(cells, store.Cell{Qualifier: m.qual(last), Value: comments.EncodeCount(sum)})
 			}
-			row.Cells = append(row.Cells, cell)
-			i = j
 		}
+		row.Cells = cells
 		return row, true
 	}
-}
-
-// cell is what one cell's writes leave, in order.
-func (m *merged) cell(ws []capRec) (store.Cell, error) {
-	last := &ws[len(ws)-1]
-	if last.flags&recInc == 0 && ws[0].flags&recInc == 0 {
-		return store.Cell{Qualifier: m.qual(last), Value: m.val(last)}, nil
-	}
-	var sum int64
-	for i := range ws {
-		if ws[i].flags&recInc == 0 {
-			return store.Cell{}, fmt.Errorf("%w: row %q column %q both put and incremented", errCaptureOnly, m.row(last), m.qual(last))
-		}
-		sum += ws[i].delta
-	}
-	return store.Cell{Qualifier: m.qual(last), Value: comments.EncodeCount(sum)}, nil
 }
