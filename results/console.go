@@ -83,14 +83,13 @@ func printOps(b *strings.Builder, ops []OpSummary, head string) {
 			human(l.P50), human(l.P90), human(l.P99), human(l.P999), human(l.Max), compact(o.Errors, 7))
 		clamped += o.Clamped
 	}
-	for i, l := range wrapWords("not run: "+strings.Join(idle, ", "), lineWidth, lineWidth-2) {
-		if len(idle) == 0 {
-			break
+	if len(idle) > 0 {
+		for i, l := range wrapWords("not run: "+strings.Join(idle, ", "), lineWidth, lineWidth-2) {
+			if i > 0 {
+				l = "  " + l
+			}
+			line(b, "%s", l)
 		}
-		if i > 0 {
-			l = "  " + l
-		}
-		line(b, "%s", l)
 	}
 	for _, o := range ops {
 		if len(o.ErrorsByKind) == 0 {

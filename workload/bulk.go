@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"commentbench/comments"
-	"commentbench/keys"
 	"commentbench/model"
 	"commentbench/results"
 	"commentbench/store"
@@ -293,19 +292,10 @@ const reserveAfter = 2048
 // comments were written (see noteIndexPuts), rather than told under a
 // lock a million times.
 func bulkSystem(c *capture, sc Scenario, watched bool) (*comments.System, error) {
-	layout, err := keys.Load(sc.Layout)
+	o, err := systemOptions(sc)
 	if err != nil {
 		return nil, err
 	}
-	mode, err := comments.ParseScanMode(sc.Scan)
-	if err != nil {
-		return nil, err
-	}
-	writes, err := comments.ParseWrites(sc.Writes)
-	if err != nil {
-		return nil, err
-	}
-	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert", Writes: writes}
 	if watched {
 		o.OnIndexPut = c.logIndexPut
 	}

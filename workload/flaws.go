@@ -141,19 +141,10 @@ func (f *Flaws) StaleRanks() int64 {
 // System builds the comment system a scenario runs: its key design, scans
 // and rank writes, reporting index puts to f (nil: not watched).
 func System(st store.Store, sc Scenario, f *Flaws) (*comments.System, error) {
-	layout, err := keys.Load(sc.Layout)
+	o, err := systemOptions(sc)
 	if err != nil {
 		return nil, err
 	}
-	mode, err := comments.ParseScanMode(sc.Scan)
-	if err != nil {
-		return nil, err
-	}
-	writes, err := comments.ParseWrites(sc.Writes)
-	if err != nil {
-		return nil, err
-	}
-	o := comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert", Writes: writes}
 	if sc.Faults.Any() {
 		o.Faults = faults.New(sc.Faults, sc.Seed)
 	}
@@ -161,6 +152,24 @@ func System(st store.Store, sc Scenario, f *Flaws) (*comments.System, error) {
 		o.OnIndexPut = f.IndexPut
 	}
 	return comments.New(st, o), nil
+}
+
+// systemOptions are the comment system's options a scenario sets: its
+// design, scans, rank writes and write strategy.
+func systemOptions(sc Scenario) (comments.Options, error) {
+	layout, err := keys.Load(sc.Layout)
+	if err != nil {
+		return comments.Options{}, err
+	}
+	mode, err := comments.ParseScanMode(sc.Scan)
+	if err != nil {
+		return comments.Options{}, err
+	}
+	writes, err := comments.ParseWrites(sc.Writes)
+	if err != nil {
+		return comments.Options{}, err
+	}
+	return comments.Options{Layout: layout, Scan: mode, KeepStaleRanks: sc.Ranks == "upsert", Writes: writes}, nil
 }
 
 // ConsistencyOf is the run's consistency block: what the system's writes
