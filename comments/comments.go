@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"commentbench/faults"
@@ -103,7 +104,10 @@ type System struct {
 	codec          model.Codec
 	// seedJSON: codec is model.JSON, whose encoders the write path calls
 	// directly (see model.AppendJSONComment).
-	seedJSON   bool
+	seedJSON bool
+	// putsPool keeps comment writes' puts, about a kilobyte each: a load
+	// writes a million of them.
+	putsPool   sync.Pool
 	mode       ScanMode
 	clock      func() int64
 	stale      bool

@@ -64,6 +64,7 @@ func (s *System) WriteComment(ctx context.Context, n NewComment) (model.Comment,
 	if err != nil {
 		return c, fmt.Errorf("write comment: %w", err)
 	}
+	defer s.putsPool.Put(p) // every request made with it has returned by then
 	s.cons.Writes.Add(1)
 	s.cons.Requests.Add(1) // the order's read
 	if err := s.checkOrder(ctx, c); err != nil {
@@ -166,7 +167,11 @@ func (s *System) commentPuts(c *model.Comment) (*puts, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &puts{entryCount: len(s.entryTables), commentKey: ks[0]}
+	p, _ := s.putsPool.Get().(*puts)
+	if p == nil {
+		p = new(puts)
+	}
+	*p = puts{entryCount: len(s.entryTables), commentKey: ks[0]}
 	for i, t := range s.entryTables {
 		v := ks[0] // an index entry's value is the comment's key, or a copy of the comment
 		if i == 0 || t.Copy {

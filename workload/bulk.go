@@ -134,18 +134,14 @@ func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (colli
 			r.cfg.Flaws.IndexPut(c.Table, c.Key, c.Comment)
 		}
 	}
-	for _, g := range gens {
-		if err := g.book(results.Pending); err != nil {
-			return collided, err
-		}
+	if err := book(gens, results.Pending); err != nil {
+		return collided, err
 	}
 	if err := r.writeTables(ctx, gens, plan); err != nil {
 		return collided, err
 	}
-	for _, g := range gens {
-		if err := g.book(results.Acked); err != nil {
-			return collided, err
-		}
+	if err := book(gens, results.Acked); err != nil {
+		return collided, err
 	}
 	return collided, nil
 }
@@ -334,6 +330,18 @@ func collisions(gens []*gen) []Collision {
 }
 
 // book records every comment of the share with status, durably.
+// book writes every share's records with status, each in its own file,
+// side by side: most of it is waiting for the disk.
+func book(gens []*gen, status byte) error {
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() { errs[i] = g.book(status) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 func (g *gen) book(status byte) error {
 	if g.ledger == nil {
 		return nil
@@ -406,10 +414,12 @@ func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) erro
 // time, while the rows before are written.
 func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, func() (LoadRow, bool)) error) error {
 	var merr error
-	next := cells.rows(&merr)
+	var next func() (LoadRow, bool)
 	var wait func()
 	if cells.cells() >= pipelineFrom {
-		next, wait = pipeline(next)
+		next, wait = pipeline(cells.rows(&merr, true))
+	} else {
+		next = cells.rows(&merr, false)
 	}
 	err := write(ctx, table, next)
 	if wait != nil {
@@ -439,18 +449,11 @@ func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait fu
 		defer close(ch)
 		for {
 			batch := make([]LoadRow, 0, pipelineBatch)
-			var slab []store.Cell
 			for len(batch) < pipelineBatch {
 				row, ok := rows()
 				if !ok {
 					break
 				}
-				if len(slab)+len(row.Cells) > cap(slab) {
-					slab = make([]store.Cell, 0, max(4*pipelineBatch, len(row.Cells)))
-				}
-				at := len(slab)
-				slab = append(slab, row.Cells...) // rows reuses its Cells
-				row.Cells = slab[at:len(slab):len(slab)]
 				batch = append(batch, row)
 			}
 			if len(batch) == 0 {

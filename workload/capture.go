@@ -171,7 +171,6 @@ func (c *capture) reserve(done, total int64) {
 func (c *capture) sort() {
 	for _, t := range c.tables {
 		t.sort()
-		t.compact()
 	}
 	for _, t := range c.indexLog {
 		t.sort()
@@ -213,29 +212,6 @@ func (t *capTable) sort() {
 		}
 	}
 	t.recs = out
-}
-
-// compact rewrites the arena in the order of the sorted cells, so that
-// writing them reads it from start to end rather than all over.
-func (t *capTable) compact() {
-	arena := make([]byte, 0, len(t.arena))
-	var prevOld, prevNew uint32
-	var prevLen uint16
-	for i := range t.recs {
-		r := &t.recs[i]
-		old := r.rowOff
-		if i > 0 && old == prevOld && r.rowLen == prevLen {
-			r.rowOff = prevNew // its mutation's cell before it copied the row
-		} else {
-			r.rowOff = uint32(len(arena))
-			arena = append(arena, t.arena[old:old+uint32(r.rowLen)]...)
-		}
-		prevOld, prevNew, prevLen = old, r.rowOff, r.rowLen
-		off, n := r.off, uint32(r.qualLen)+r.valLen
-		r.off = uint32(len(arena))
-		arena = append(arena, t.arena[off:off+n]...)
-	}
-	t.arena = arena
 }
 
 // compareRecs orders cells by row, qualifier, then the order they were
@@ -439,8 +415,9 @@ func (it *mergeIter) next() *capRec {
 // than once the last put, as a row's newest version; a counter the sum
 // of its increments, as HBase's Increment keeps it. err is set when a
 // cell was both put and incremented, which no comment write does. A
-// row's Cells are reused by the next row.
-func (m *merged) rows(err *error) func() (LoadRow, bool) {
+// row's Cells are reused by the next row, unless keep: then they stay
+// as they are, for rows handed on in batches.
+func (m *merged) rows(err *error, keep bool) func() (LoadRow, bool) {
 	it := m.iter()
 	r := it.next()
 	var cells []store.Cell
@@ -450,7 +427,14 @@ func (m *merged) rows(err *error) func() (LoadRow, bool) {
 		}
 		first := r
 		row := LoadRow{Key: m.row(first)}
-		cells = cells[:0]
+		switch {
+		case !keep:
+			cells = cells[:0]
+		case cap(cells)-len(cells) < maxRowCells:
+			cells = make([]store.Cell, 0, keptCells)
+		default:
+			cells = cells[len(cells):]
+		}
 		for r != nil && m.sameRow(first, r) {
 			q := r
 			last := r
@@ -478,7 +462,12 @@ func (m *merged) rows(err *error) func() (LoadRow, bool) {
 				cells = append(cells, store.Cell{Qualifier: m.qual(last), Value: comments.EncodeCount(sum)})
 			}
 		}
-		row.Cells = cells
+		row.Cells = cells[:len(cells):len(cells)]
 		return row, true
 	}
 }
+
+// keptCells is the cells of a slab rows keeps its rows' cells in: rows
+// start in a new one when fewer than maxRowCells are left, so most never
+// outgrow it (one that does moves to a slab of its own, by append).
+const keptCells, maxRowCells = 8192, 64
