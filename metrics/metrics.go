@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +45,7 @@ type Server struct {
 	ln  net.Listener
 
 	ops, errs     *prometheus.CounterVec
+	actions       *prometheus.CounterVec
 	regions       *prometheus.CounterVec
 	servers       *prometheus.CounterVec
 	target, rate  prometheus.Gauge
@@ -51,9 +54,18 @@ type Server struct {
 	serveFinished chan struct{}
 }
 
+// Identity names the process every series comes from: the run's id and
+// the process's index among the run's (its worker index; 0 alone). A
+// scrape of a fleet then sums to the fleet's figures as it is.
+type Identity struct {
+	RunID  string
+	Worker int
+}
+
 // Listen binds addr (HOST:PORT; an empty host is loopback, so a run never
-// exposes itself unless told to) and starts serving /metrics.
-func Listen(addr string) (*Server, error) {
+// exposes itself unless told to) and starts serving /metrics, every
+// series labelled run_id and worker with id.
+func Listen(addr string, id Identity) (*Server, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT, e.g. 127.0.0.1:9464", addr)
@@ -67,7 +79,8 @@ func Listen(addr string) (*Server, error) {
 	}
 	s := newServer()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(s.ops, s.errs, s.regions, s.servers, s.target, s.rate, s.phase, s.latency)
+	labels := prometheus.Labels{"run_id": id.RunID, "worker": strconv.Itoa(id.Worker)}
+	prometheus.WrapRegistererWith(labels, reg).MustRegister(s.ops, s.errs, s.actions, s.regions, s.servers, s.target, s.rate, s.phase, s.latency)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -87,6 +100,8 @@ func newServer() *Server {
 			Help: "Operations that succeeded, by op."}, []string{"op"}),
 		errs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "commentbench_op_errors_total",
 			Help: "Operations that failed, by op."}, []string{"op"}),
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "commentbench_actions_total",
+			Help: "A user's actions (post a comment: create the order, write the comment) completed, by action; their ops are in commentbench_ops_total."}, []string{"action"}),
 		regions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "commentbench_region_requests_total",
 			Help: "Requests a region served, by table, region, server and kind (read or write)."},
 			[]string{"table", "region", "server", "kind"}),
@@ -107,11 +122,20 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Update adds one interval's figures.
 func (s *Server) Update(u Update) {
+	ops := u.Interval
+	ops.Ops = nil
 	for _, o := range u.Interval.Ops {
+		if name, ok := strings.CutPrefix(o.Op, results.ActionPrefix); ok {
+			// A user's action is made of ops already counted: apart, so
+			// the ops sum to the run's rate.
+			s.actions.WithLabelValues(name).Add(float64(o.Count))
+			continue
+		}
 		s.ops.WithLabelValues(o.Op).Add(float64(o.Count))
 		s.errs.WithLabelValues(o.Op).Add(float64(o.Errors))
+		ops.Ops = append(ops.Ops, o)
 	}
-	s.latency.update(u.Interval)
+	s.latency.update(ops)
 	for _, r := range u.Regions {
 		s.regions.WithLabelValues(r.Table, r.Name, r.Server, "read").Add(float64(r.Counters.ReadRequests))
 		s.regions.WithLabelValues(r.Table, r.Name, r.Server, "write").Add(float64(r.Counters.WriteRequests))

@@ -25,7 +25,7 @@ func hist(vals ...int64) *hdr.Histogram {
 // Two updates accumulate exactly: counts, errors, latency count and sum,
 // last-interval quantiles, region and server requests, rates and phase.
 func TestUpdateExact(t *testing.T) {
-	s, err := Listen(":0")
+	s, err := Listen(":0", Identity{RunID: "r1", Worker: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestUpdateExact(t *testing.T) {
 	s.Update(Update{Phase: "warmup", Interval: results.Interval{Start: now, End: now.Add(time.Second),
 		Ops: []results.OpInterval{{Op: "w", Count: 2, Errors: 1, Hist: hist(1000, 3000)}}}, Regions: []store.RegionStat{region}})
 	s.Update(Update{Phase: "steady", Target: 250, Achieved: 10, Interval: results.Interval{Start: now, End: now.Add(time.Second),
-		Ops: []results.OpInterval{{Op: "w", Count: 1, Hist: hist(5000)}}}, Regions: []store.RegionStat{region}})
+		Ops: []results.OpInterval{{Op: "w", Count: 1, Hist: hist(5000)}, {Op: results.ActionPrefix + "post", Count: 1, Hist: hist(7000)}}}, Regions: []store.RegionStat{region}})
 
 	resp, err := http.Get("http://" + s.Addr() + "/metrics")
 	if err != nil {
@@ -64,6 +64,9 @@ func TestUpdateExact(t *testing.T) {
 	if v := value("commentbench_ops_total"); v != 3 {
 		t.Errorf("ops_total %v, want 3", v)
 	}
+	if v := value("commentbench_actions_total"); v != 1 || len(fams["commentbench_ops_total"].GetMetric()) != 1 {
+		t.Errorf("actions_total %v, ops series %d: want the action apart from the ops", v, len(fams["commentbench_ops_total"].GetMetric()))
+	}
 	if v := value("commentbench_op_errors_total"); v != 1 {
 		t.Errorf("op_errors_total %v, want 1", v)
 	}
@@ -85,6 +88,17 @@ func TestUpdateExact(t *testing.T) {
 	if value("commentbench_target_rate") != 250 || value("commentbench_achieved_rate") != 10 {
 		t.Errorf("rates: target %v achieved %v", value("commentbench_target_rate"), value("commentbench_achieved_rate"))
 	}
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if got["run_id"] != "r1" || got["worker"] != "3" {
+				t.Errorf("%s %v: want run_id r1 and worker 3", name, got)
+			}
+		}
+	}
 	for _, m := range fams["commentbench_phase"].GetMetric() {
 		want := map[string]float64{"steady": 1}[m.GetLabel()[0].GetValue()]
 		if m.GetGauge().GetValue() != want {
@@ -94,7 +108,7 @@ func TestUpdateExact(t *testing.T) {
 }
 
 func TestListenBadAddr(t *testing.T) {
-	if _, err := Listen("nonsense"); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+	if _, err := Listen("nonsense", Identity{}); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
 		t.Errorf("bad address: %v", err)
 	}
 }

@@ -59,6 +59,10 @@ func Merge(sums []Summary, names []string) (Summary, error) {
 	out.HotKeys = mergeHotKeys(sums)
 	out.HotRows = mergeHotRows(sums)
 	out.Load = mergeLoad(sums)
+	out.Fleet = mergeFleet(sums)
+	if out.Fleet != nil {
+		out.RunID = sums[0].RunID
+	}
 	return out, nil
 }
 

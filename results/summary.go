@@ -53,6 +53,9 @@ type Summary struct {
 	// RunID is the run's name, recorded in the data it wrote too, so verify
 	// --run can tell this run's results from another data set's.
 	RunID string `json:"run_id,omitempty"`
+	// Fleet is the run's place among processes started together, if it
+	// was one of them (see Fleet).
+	Fleet *Fleet `json:"fleet,omitempty"`
 	// Interrupted: SIGINT or SIGTERM stopped the run early; what it did is
 	// all here.
 	Interrupted bool `json:"interrupted"`

@@ -3,7 +3,7 @@
 # Debian's zookeeper (it brings a Java runtime) for the HBase client's
 # ZooKeeper tests, chromium to open the HTML reports headless, and node
 # with npm for HdrHistogram's JavaScript port, MIT Kerberos and faketime
-# for the secured-cluster tests. As root (CI) it installs
+# for the secured-cluster tests, and Prometheus for the fleet test. As root (CI) it installs
 # whatever is missing with apt; otherwise it names everything missing in
 # one message, with the command that installs it, and fails.
 set -eu
@@ -28,6 +28,10 @@ fi
 if ! command -v faketime >/dev/null 2>&1; then
 	missing+=("faketime: the clock-skew test runs a KDC whose clock is off")
 	pkgs+=(faketime)
+fi
+if ! command -v prometheus >/dev/null 2>&1; then
+	missing+=("prometheus: the fleet test has a real Prometheus scrape the members")
+	pkgs+=(prometheus)
 fi
 [ ${#pkgs[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then

@@ -37,7 +37,7 @@ go test -count=1 -parallel 4 -json ./... | .data/bin/testfmt -each commentbench/
 
 echo "go test -race: the packages whose goroutines share state"
 go test -count=1 -json -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... \
-	./hbase/... ./hbasetest/... | .data/bin/testfmt -recap "$recap" || status=1
+	./hbase/... ./hbasetest/... ./fleet/... | .data/bin/testfmt -recap "$recap" || status=1
 
 # The failures again, short, as the last lines: a CI page shows a log's end.
 if [ -s "$recap" ]; then

@@ -51,6 +51,11 @@ type Config struct {
 	// Load, if set, fills the store in the load phase in bulk rather than
 	// put by put (see LoadPlan).
 	Load *LoadPlan
+	// StartAt, if set, is asked once the load phase is over for the
+	// instant the warm-up begins (a fleet's shared start), and the run
+	// waits for it: every timer after (warm-up, ramp steps, the end)
+	// counts from there. An error ends the run before it issues anything.
+	StartAt func(ctx context.Context) (time.Time, error)
 }
 
 // DrainTimeout bounds how long a stopped run waits for in-flight operations.
@@ -91,6 +96,12 @@ type Outcome struct {
 	LoadErr  error
 	// HotKeys are the top products and users; LocateHotKeys places them.
 	HotKeys *results.HotKeys
+	// Began is when the warm-up (or, without one, the steady phase)
+	// began; StartErr, why it never did when StartAt failed.
+	Began    time.Time
+	StartErr error
+	// StepStarts are when each step of a ramp issued its first arrival.
+	StepStarts []time.Time
 }
 
 // Prepare creates the tables and seeds the population the actors use.
@@ -135,18 +146,19 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 
 // run is the state of one Run call.
 type run struct {
-	cfg     Config
-	env     *Env
-	opCtx   context.Context
-	stopped chan struct{}
-	stop    func()
-	budget  atomic.Int64 // steady-phase arrivals left; unlimited when ops == 0
-	arrived atomic.Int64
-	loaded  atomic.Int64 // load-phase comments started, and one more per worker at its end
-	late    atomic.Int64
-	unstart atomic.Int64
-	dropped atomic.Int64 // warm-up arrivals the warm-up never started
-	maxLate atomic.Int64 // ns: the latest a counted arrival started
+	cfg        Config
+	stepStarts []time.Time // the dispatcher's: see Outcome.StepStarts
+	env        *Env
+	opCtx      context.Context
+	stopped    chan struct{}
+	stop       func()
+	budget     atomic.Int64 // steady-phase arrivals left; unlimited when ops == 0
+	arrived    atomic.Int64
+	loaded     atomic.Int64 // load-phase comments started, and one more per worker at its end
+	late       atomic.Int64
+	unstart    atomic.Int64
+	dropped    atomic.Int64 // warm-up arrivals the warm-up never started
+	maxLate    atomic.Int64 // ns: the latest a counted arrival started
 	// steadyAt is when the steady phase began, ns since the epoch.
 	steadyAt atomic.Int64
 	mix      *mix
@@ -179,6 +191,12 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	out := Outcome{}
 	col.start()
 	interrupted := r.load(ctx, workers[:sc.Workers], col, &out)
+	if !interrupted && cfg.StartAt != nil {
+		if interrupted = r.waitStart(ctx, &out); !interrupted {
+			col.endLoad() // the warm-up's clock, and the ramp's, start at the shared instant
+		}
+	}
+	out.Began = time.Now()
 	if interrupted {
 		r.stop() // no warm-up, no steady phase
 	} else if sc.Warmup == 0 { // steady from the first operation
@@ -201,7 +219,26 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	out.Violations = e.Checks.Snapshot()
 	out.HotKeys = e.hot.summary(HotTop)
 	out.Pacing = r.pacing()
+	out.StepStarts = r.stepStarts
 	return out, nil
+}
+
+// waitStart waits for the instant StartAt gives; it says whether the run
+// must end instead (StartAt failed, or ctx ended first).
+func (r *run) waitStart(ctx context.Context, out *Outcome) (interrupted bool) {
+	at, err := r.cfg.StartAt(ctx)
+	if err != nil {
+		out.StartErr = err
+		return true
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return true
+	}
 }
 
 // LoadTotal is the comments this process writes in the load phase: its
@@ -463,6 +500,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 	if r.cfg.Target != nil {
 		gen = r.cfg.Target.Gen()
 	}
+	rate, step := r.rate(), -1
 	for {
 		at := begin.Add(arr.Next())
 		if t := r.cfg.Target; t != nil && t.Gen() != gen {
@@ -491,6 +529,10 @@ func (r *run) dispatch(ch chan<- arrival) {
 		if !ok {
 			r.countUnstarted(arr, begin, at)
 			return
+		}
+		if k := rate.Step(at.Sub(begin)); r.cfg.Target == nil && k != step && r.inSteady(at) {
+			step = k
+			r.stepStarts = append(r.stepStarts, time.Now())
 		}
 		select {
 		case ch <- arrival{at, counted, gen}:

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -307,5 +308,58 @@ func TestOverloadedWarmupDropped(t *testing.T) {
 	}
 	if lat := tot["product-latest"].Latency.ValueAtQuantile(50); lat < 100_000 {
 		t.Errorf("p50 latency %dµs: want the steady arrivals' waits in it", lat)
+	}
+}
+
+// A fleet's start: the run waits for the instant StartAt gives and begins
+// there; a StartAt that fails ends the run before it issues anything.
+func TestStartAt(t *testing.T) {
+	sc := testScenario(t, "unique")
+	sc.Ops, sc.Warmup = 20, 0
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(startAt func(context.Context) (time.Time, error)) (Outcome, map[string]results.OpTotals) {
+		layout, _ := keys.Load(sc.Layout)
+		set := results.NewSet(ResultNames())
+		cfg := Config{Scenario: sc, Results: set, WorkersTotal: 1, StartAt: startAt,
+			Sys: comments.New(openEngine(t), comments.Options{Layout: layout})}
+		env, err := Prepare(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := env.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot := map[string]results.OpTotals{}
+		for _, o := range set.Totals() {
+			tot[o.Op] = o
+		}
+		return out, tot
+	}
+	var at time.Time
+	out, tot := run(func(context.Context) (time.Time, error) {
+		at = time.Now().Add(300 * time.Millisecond)
+		return at, nil
+	})
+	if out.Began.Before(at) || out.Start.Before(at) || out.StartErr != nil {
+		t.Errorf("began %v, steady from %v, err %v: want from the instant %v", out.Began, out.Start, out.StartErr, at)
+	}
+	var n int64
+	for _, o := range tot {
+		n += o.Count
+	}
+	if n < 20 {
+		t.Errorf("%d ops recorded, want the 20 arrivals' and more", n)
+	}
+	failed := errors.New("member 2 of 3 did not join")
+	out, tot = run(func(context.Context) (time.Time, error) { return time.Time{}, failed })
+	n = 0
+	for _, o := range tot {
+		n += o.Count
+	}
+	if !errors.Is(out.StartErr, failed) || n != 0 {
+		t.Errorf("StartErr %v, %d ops: want the error and nothing issued", out.StartErr, n)
 	}
 }

@@ -38,11 +38,26 @@ import (
 // interrupted: the first Ctrl-C stops issuing and drains, a second one
 // cancels what is still in flight.
 func load(o *options, stdout, stderr io.Writer) int {
-	ctx, stopRun := context.WithCancel(interrupts(stderr))
+	signalled := interrupts(stderr)
+	ctx, stopRun := context.WithCancel(signalled)
 	defer stopRun()
 	o.stopRun = stopRun
+	if o.runID == "" {
+		o.runID = newRunID()
+	}
 
 	if err := o.precheck(ctx); err != nil {
+		return fail(stderr, err)
+	}
+	// A fleet meets before anything is written: a member missing leaves
+	// the cluster as it was.
+	mem, err := o.joinFleet(ctx, signalled, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer mem.finish()
+	o.member = mem
+	if err := mem.awaitTables(ctx); err != nil {
 		return fail(stderr, err)
 	}
 	if o.cpuProfile != "" {
@@ -103,7 +118,7 @@ func load(o *options, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			return ExitInterrupted
 		}
-		if errors.Is(err, backend.ErrRefused) {
+		if errors.Is(err, backend.ErrRefused) || fleetFailed(err) {
 			return 2
 		}
 		return 1
@@ -162,7 +177,7 @@ func (o *options) serveMetrics(stderr io.Writer) (*metrics.Server, error) {
 	if o.metricsAddr == "" {
 		return nil, nil
 	}
-	s, err := metrics.Listen(o.metricsAddr)
+	s, err := metrics.Listen(o.metricsAddr, metrics.Identity{RunID: o.runID, Worker: o.workerIndex})
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +276,6 @@ const ExitInterrupted = 130
 func (o *options) execute(ctx context.Context, st store.Store, out *outputs, stdout, stderr io.Writer) (int, error) {
 	sc := o.sc
 	layout := o.design
-	o.runID = newRunID()
 	o.flaws = workload.NewFlaws()
 	rows := workload.CountRows(st) // the system's writes alone: what the harness itself does is not counted
 	sys, err := workload.System(rows, sc, o.flaws)
@@ -277,6 +291,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	if cfg.Load, err = o.loadPlan(o.engine, ledger); err != nil {
 		return 0, err
 	}
+	if o.member != nil {
+		cfg.StartAt = o.member.startAt
+	}
 	fmt.Fprintf(stdout, "commentbench loadgen %s: scenario %s, design %s, %s scans, ranks %s, writes %s, %s, seed %d%s\n",
 		buildinfo.Version(), sc.Name, layout.Name(), sc.Scan, sc.Ranks, writesLine(sc, layout), o.backend.Describe(), sc.Seed, o.bases.loadLine())
 	for _, a := range workload.Unrunnable(sc.Mix, layout) {
@@ -291,6 +308,9 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	env, err := workload.Prepare(ctx, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("prepare: %w", err)
+	}
+	if err := o.member.tablesMade(ctx); err != nil {
+		return 0, err
 	}
 	if out.model != nil {
 		out.model.SetOn(true)
@@ -339,6 +359,10 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 		_ = ledger.Close()
 		return 0, fmt.Errorf("load phase: %w", res.LoadErr)
 	}
+	if res.StartErr != nil {
+		_ = ledger.Close()
+		return 0, res.StartErr
+	}
 	if res.Loaded > 0 {
 		fmt.Fprintln(stdout, loadDone(res, o.openTime))
 	}
@@ -360,10 +384,18 @@ func (o *options) execute(ctx context.Context, st store.Store, out *outputs, std
 	}
 	if steps != nil {
 		sum.Steps, sum.Capacity = steps.finish(o.slos)
+		if _, isRamp := steps.(*ramp); isRamp {
+			for k := range min(len(sum.Steps), len(res.StepStarts)) {
+				sum.Steps[k].Start = res.StepStarts[k]
+			}
+		}
 		sum.Judge(o.sc.PageSize) // again: a ramp's answer is its knee
 	}
 	if err := out.finish(sum); err != nil {
 		return 0, err
+	}
+	if o.member != nil {
+		o.member.completed = true
 	}
 	if res.Interrupted {
 		fmt.Fprintln(stdout, "interrupted: stopped issuing, drained, results written")
@@ -398,6 +430,9 @@ func (o *options) summarize(ctx context.Context, st store.Store, set *results.Se
 	}
 	sum.Leave(workload.Unrun(o.sc.Mix, layout)...)
 	sum.Pacing, sum.Violations, sum.Interrupted, sum.RunID = res.Pacing, res.Violations, res.Interrupted, o.runID
+	if o.member != nil {
+		sum.Fleet = o.member.record(res.Began)
+	}
 	if res.Loaded > 0 {
 		sum.Load = &results.LoadPhase{Comments: res.Loaded, Seconds: res.LoadTime.Seconds(), Method: res.LoadedBy,
 			Base: res.Base, SaveSeconds: res.SaveTime.Seconds()}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -26,6 +28,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.out, "out", "", "directory for the merged results (default results/merged-<timestamp>)")
 	sloExprs := fs.StringArray("slo", nil, "service level check on the merged results, repeatable")
 	force := fs.Bool("force", false, "merge runs of different scenarios or key designs all the same")
+	partial := fs.Bool("partial", false, "merge a fleet's members although some are missing or were lost mid-run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -61,6 +64,9 @@ func merge(args []string, stdout, stderr io.Writer) int {
 		o.slos = append(o.slos, s)
 	}
 	if err := mergeable(fs.Args(), sums, *force); err != nil {
+		return fail(stderr, fmt.Errorf("merge: %w", err))
+	}
+	if err := wholeFleet(fs.Args(), sums, *partial, stderr); err != nil {
 		return fail(stderr, fmt.Errorf("merge: %w", err))
 	}
 	m, err := results.Merge(sums, fs.Args())
@@ -126,7 +132,11 @@ func mergeable(dirs []string, sums []results.Summary, force bool) error {
 	seen := map[string]string{}
 	for i, s := range sums {
 		abs, _ := filepath.Abs(dirs[i])
-		for _, k := range []string{"dir " + abs, "run " + s.RunID} {
+		run := "run " + s.RunID
+		if s.Fleet != nil { // a fleet's members share the run's id
+			run = fmt.Sprintf("run %s member %d", s.RunID, s.Fleet.Index)
+		}
+		for _, k := range []string{"dir " + abs, run} {
 			if k == "run " {
 				continue
 			}
@@ -219,4 +229,37 @@ func mergeCSV(runs []string, dir, name string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// wholeFleet refuses to merge part of a fleet unless partial: every
+// member of the run must be there once, and none lost mid-run (its
+// results, if any, stop where it died). With partial it says what is
+// left out.
+func wholeFleet(dirs []string, sums []results.Summary, partial bool, stderr io.Writer) error {
+	missing, lost, err := results.FleetParts(sums, dirs)
+	if err != nil || (len(missing) == 0 && len(lost) == 0) {
+		return err
+	}
+	var why []string
+	if len(missing) > 0 {
+		why = append(why, fmt.Sprintf("no results from member(s) %s", intList(missing)))
+	}
+	for _, l := range lost {
+		why = append(why, fmt.Sprintf("member %d was lost mid-run at %s", l.Index, l.At.UTC().Format("15:04:05.000")))
+	}
+	total := sums[0].Fleet.Total
+	if !partial {
+		return fmt.Errorf("run %s had %d members: %s; give --partial to merge the %d there are", sums[0].RunID, total, strings.Join(why, ", "), len(sums))
+	}
+	fmt.Fprintf(stderr, "loadgen merge: --partial: %s; merging %d of %d members\n", strings.Join(why, ", "), len(sums), total)
+	return nil
+}
+
+// intList writes 1, 3, 4.
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
