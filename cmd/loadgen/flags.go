@@ -16,6 +16,7 @@ import (
 	"commentbench/backend"
 	"commentbench/buildinfo"
 	"commentbench/comments"
+	"commentbench/fleet"
 	"commentbench/keys"
 	"commentbench/pace"
 	"commentbench/results"
@@ -48,6 +49,14 @@ type options struct {
 	breachStopped bool
 	searchDone    bool // the capacity search ended the run
 	runID         string
+	// A fleet member's (fleet.go): --coordinate, its timeouts, and, once
+	// validated, what it joins with and, once joined, its place.
+	coordinate    string
+	joinTimeout   time.Duration
+	maxSkew       time.Duration
+	memberTimeout time.Duration
+	fleetCfg      *fleet.Config
+	member        *member
 	fresh         bool // wipe the harness's data first
 	workerIndex   int
 	workersTotal  int
@@ -61,6 +70,7 @@ type options struct {
 	bases      *basePlan
 	engine     *embedded.Engine // the store, when it is the embedded engine
 	openTime   time.Duration    // opening the store (from a base: restoring it)
+	flags      *pflag.FlagSet   // the command line as parsed (loadgen kube reads it back)
 }
 
 // binder registers flags that override scenario fields. Each flag writes
@@ -162,6 +172,7 @@ func (b *binder) register() {
 func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	o := &options{}
 	fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
+	o.flags = fs
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	preset := fs.String("preset", "steady", "scenario preset: "+strings.Join(workload.PresetNames(), ", "))
@@ -185,6 +196,7 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics at HOST:PORT/metrics during the run (an empty host is loopback)")
 	fs.IntVar(&o.workerIndex, "worker-index", 0, "this process's index among --workers-total loading one cluster")
 	fs.IntVar(&o.workersTotal, "workers-total", 1, "processes loading one cluster; each gets its own order ids")
+	o.registerFleet(fs)
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof reads it)")
 	fs.StringVar(&o.loadMethod, "load", "bulk", "how the load phase (--load-per-user) is written: bulk (embedded: sorted tables ingested; hbase: batched multi-puts) or puts (comment by comment through the write path)")
 	fs.BoolVar(&o.freshLoad, "fresh-load", false, "load afresh even when a base of this load is kept (--base-cache), and keep the new one")
@@ -204,6 +216,9 @@ func parse(args []string, stdout, stderr io.Writer) (*options, int) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fail(stderr, fmt.Errorf("unexpected argument %q (flags only; or 'loadgen merge DIR...')", fs.Arg(0)))
+	}
+	if err := o.indexFromEnv(fs); err != nil {
+		return nil, fail(stderr, err)
 	}
 	if err := o.resolve(fs, b, *preset, *file, *sloExprs); err != nil {
 		return nil, fail(stderr, err)
@@ -273,6 +288,9 @@ func (o *options) resolve(fs *pflag.FlagSet, b *binder, preset, file string, slo
 	if o.workerIndex < 0 || o.workerIndex >= o.workersTotal {
 		return fmt.Errorf("--worker-index %d: want 0..%d (below --workers-total)", o.workerIndex, o.workersTotal-1)
 	}
+	if err := o.validateFleet(fs); err != nil {
+		return err
+	}
 	for _, e := range sloExprs {
 		s, err := results.ParseSLO(e)
 		if err != nil {
@@ -316,6 +334,7 @@ usage: loadgen [flags]
        loadgen flaws RUN_DIR...   (the seed's four flaws, one line each, across runs)
        loadgen plan --layout NAME|FILE --comments-per-day N --days D [flags]   (storage, modeled)
        loadgen report RUN_DIR... [-o FILE] [--force]   (one run's HTML page, or runs compared)
+       loadgen kube --image IMG --results-claim PVC [flags] [--] FLAGS...   (a fleet's Kubernetes objects)
 
 flags:
 `)
@@ -421,4 +440,21 @@ func plainFlagError(fs *pflag.FlagSet, err error) error {
 		return err
 	}
 	return fmt.Errorf("--%s %s: want %s", m[2], m[1], want)
+}
+
+// indexFromEnv takes the worker index from JOB_COMPLETION_INDEX when
+// --worker-index is not given: a pod of an Indexed Job (loadgen kube's
+// members) holds its completion index there.
+func (o *options) indexFromEnv(fs *pflag.FlagSet) error {
+	v := os.Getenv("JOB_COMPLETION_INDEX")
+	if v == "" || fs.Changed("worker-index") || o.workersTotal < 1 { // resolve says what is wrong with the last
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n >= o.workersTotal {
+		return fmt.Errorf("JOB_COMPLETION_INDEX=%q: want this worker's index, 0..%d (below --workers-total %d)",
+			v, o.workersTotal-1, o.workersTotal)
+	}
+	o.workerIndex = n
+	return nil
 }

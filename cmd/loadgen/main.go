@@ -1,7 +1,8 @@
 // Command loadgen drives the comment system with a scenario of workload
 // actors, records latency histograms and region spread, and writes the
 // results; `loadgen merge` merges the results of several processes;
-// `loadgen plan` models a key design's storage without running anything.
+// `loadgen plan` models a key design's storage without running anything;
+// `loadgen kube` prints the Kubernetes objects that run a fleet of it.
 //
 // Exit codes: 0 done, 1 an --slo was breached, 2 bad usage or a backend
 // that could not be opened.
@@ -32,6 +33,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "report" {
 		return reportCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "kube" {
+		return kubeCmd(args[1:], stdout, stderr)
 	}
 	o, code := parse(args, stdout, stderr)
 	if o == nil {
