@@ -431,3 +431,30 @@ func (p *prometheus) query(t *testing.T, q string, at time.Time) float64 {
 	}
 	return v
 }
+
+// Ctrl-C on one member stops them all: the others hear why and end as
+// interrupted, their results written.
+func TestFleetInterrupt(t *testing.T) {
+	t.Parallel()
+	zk := fleetZK(t)
+	mc := startMinicluster(t)
+	dir := t.TempDir()
+	runID := testRunID(t)
+	args := fleetArgs(mc, zk, runID, 2, "--ops", "0", "--warmup", "0s", "--duration", "30s", "--rate", "20")
+	ms := []*fleetMember{startMember(t, 0, dir, args), startMember(t, 1, dir, args)}
+	time.Sleep(time.Until(fleetStart(t, zk, runID).Add(time.Second)))
+	if err := ms[0].cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if code := m.wait(t, time.Minute); code != 130 {
+			t.Errorf("member %d: exit %d, want 130 (interrupted)\n%s", m.index, code, m.stderr.String())
+		}
+		if s, err := results.ReadSummary(m.out); err != nil || !s.Interrupted || s.DurationSec > 20 {
+			t.Errorf("member %d's results: %v, interrupted %v after %.0fs", m.index, err, s.Interrupted, s.DurationSec)
+		}
+	}
+	if !strings.Contains(ms[1].stderr.String(), "the fleet was stopped (member 0: interrupted)") {
+		t.Errorf("member 1 did not say why it stopped:\n%s", ms[1].stderr.String())
+	}
+}
