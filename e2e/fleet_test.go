@@ -165,9 +165,11 @@ func TestFleetStartsTogether(t *testing.T) {
 		if !f.StartAt.Equal(sums[0].Fleet.StartAt) {
 			t.Errorf("member %d started at %v, member 0 at %v", i, f.StartAt, sums[0].Fleet.StartAt)
 		}
-		if off := f.Began.Sub(f.StartAt); off < -20*time.Millisecond || off > 20*time.Millisecond {
+		off := f.Began.Sub(f.StartAt)
+		if off < -20*time.Millisecond || off > 20*time.Millisecond {
 			t.Errorf("member %d began %v from the shared instant; want within 20ms", i, off)
 		}
+		t.Logf("member %d began %v after the shared instant (clock offset measured %.1fms)", i, off, f.Members[i].OffsetMS)
 		if len(s.Steps) < 3 {
 			t.Fatalf("member %d: %d ramp steps, want 3", i, len(s.Steps))
 		}
@@ -183,6 +185,8 @@ func TestFleetStartsTogether(t *testing.T) {
 		}
 		if spread := last.Sub(first); spread > 20*time.Millisecond {
 			t.Errorf("ramp step %d began %v apart across members; want within 20ms", k, spread)
+		} else {
+			t.Logf("ramp step %d: the members' first arrivals %v apart", k, spread)
 		}
 	}
 
@@ -220,6 +224,7 @@ func TestFleetStartsTogether(t *testing.T) {
 	want := float64(count) / m.End.Sub(m.Start).Seconds()
 	q := fmt.Sprintf(`sum(commentbench_ops_total{run_id=%q})`, runID)
 	got := (prom.query(t, q, m.End) - prom.query(t, q, m.Start)) / m.End.Sub(m.Start).Seconds()
+	t.Logf("Prometheus's summed rate %.1f/s, the merged summary's %.1f/s", got, want)
 	if got < 0.9*want || got > 1.1*want {
 		t.Errorf("Prometheus's summed rate %.1f/s, the merged summary's %.1f/s: want within 10%%", got, want)
 	}
