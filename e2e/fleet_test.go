@@ -139,8 +139,8 @@ func TestFleetStartsTogether(t *testing.T) {
 	ports := freePorts(t, total+1)
 	prom := startPrometheus(t, dir, ports[total], ports[:total])
 	runID := testRunID(t)
-	args := fleetArgs(mc, zk, runID, total, "--ops", "0", "--warmup", "1s", "--duration", "10s", "--interval", "250ms",
-		"--ramp", "20:60:20/3s")
+	args := fleetArgs(mc, zk, runID, total, "--ops", "0", "--warmup", "1s", "--duration", "7s", "--interval", "250ms",
+		"--ramp", "20:60:20/2s")
 	var ms []*fleetMember
 	for i := range total {
 		ms = append(ms, startMember(t, i, dir, append(slices.Clone(args), "--metrics-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]))))
@@ -261,7 +261,7 @@ func TestFleetMemberKilled(t *testing.T) {
 	mc := startMinicluster(t)
 	dir := t.TempDir()
 	runID := testRunID(t)
-	args := fleetArgs(mc, zk, runID, 3, "--ops", "0", "--warmup", "0s", "--duration", "12s", "--rate", "30",
+	args := fleetArgs(mc, zk, runID, 3, "--ops", "0", "--warmup", "0s", "--duration", "9s", "--rate", "30",
 		"--member-timeout", "4s")
 	var ms []*fleetMember
 	for i := range 3 {

@@ -17,7 +17,7 @@ import (
 
 // Step is one step of a ramp, over its steady-phase intervals.
 type Step struct {
-	// Start is when the step issued its first arrival (a ramp's steps).
+	// Start is when the step's first arrival was due (a ramp's steps).
 	Start    time.Time    `json:"start,omitzero"`
 	Target   float64      `json:"target_rate"`
 	Achieved float64      `json:"achieved_rate"`

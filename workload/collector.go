@@ -62,6 +62,15 @@ func (c *collector) endLoad() {
 	c.phase, c.phaseStart, c.last, c.begin = "warmup", now, now, now
 }
 
+// restart moves the warm-up's start, clock and schedule, to now: a
+// fleet's shared instant, waited for after endLoad. Nothing is recorded
+// while it waits, so nothing is collected.
+func (c *collector) restart(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.phaseStart, c.last, c.begin = now, now, now
+}
+
 // beginSteady ends the warm-up: what it did is dropped, counters restart
 // from here.
 func (c *collector) beginSteady() time.Time {

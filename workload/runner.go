@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,7 @@ type Outcome struct {
 	// began; StartErr, why it never did when StartAt failed.
 	Began    time.Time
 	StartErr error
-	// StepStarts are when each step of a ramp issued its first arrival.
+	// StepStarts are when each step of a ramp had its first arrival due.
 	StepStarts []time.Time
 }
 
@@ -192,9 +193,7 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	col.start()
 	interrupted := r.load(ctx, workers[:sc.Workers], col, &out)
 	if !interrupted && cfg.StartAt != nil {
-		if interrupted = r.waitStart(ctx, &out); !interrupted {
-			col.endLoad() // the warm-up's clock, and the ramp's, start at the shared instant
-		}
+		interrupted = r.waitStart(ctx, col, &out)
 	}
 	out.Began = time.Now()
 	if interrupted {
@@ -223,22 +222,38 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 	return out, nil
 }
 
-// waitStart waits for the instant StartAt gives; it says whether the run
-// must end instead (StartAt failed, or ctx ended first).
-func (r *run) waitStart(ctx context.Context, out *Outcome) (interrupted bool) {
+// waitStart waits for the instant StartAt gives, and starts the warm-up's
+// clock (and a ramp's) there; it says whether the run must end instead
+// (StartAt failed, or ctx ended first).
+func (r *run) waitStart(ctx context.Context, col *collector, out *Outcome) (interrupted bool) {
 	at, err := r.cfg.StartAt(ctx)
 	if err != nil {
 		out.StartErr = err
 		return true
 	}
-	t := time.NewTimer(time.Until(at))
+	col.endLoad() // now, not at the instant: every member begins as close to it as it can
+	if !sleepUntil(ctx, at) {
+		return true
+	}
+	col.restart(time.Now())
+	return false
+}
+
+// sleepUntil returns at the instant at, to well within a millisecond (a
+// timer to just before it, then a spin), or false when ctx ends first.
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	const spin = 2 * time.Millisecond
+	t := time.NewTimer(time.Until(at) - spin)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return false
 	case <-ctx.Done():
-		return true
+		return false
 	}
+	for time.Now().Before(at) {
+		runtime.Gosched()
+	}
+	return true
 }
 
 // LoadTotal is the comments this process writes in the load phase: its
@@ -532,7 +547,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 		}
 		if k := rate.Step(at.Sub(begin)); r.cfg.Target == nil && k != step && r.inSteady(at) {
 			step = k
-			r.stepStarts = append(r.stepStarts, time.Now())
+			r.stepStarts = append(r.stepStarts, at) // when it was due: how late it began is its latency's
 		}
 		select {
 		case ch <- arrival{at, counted, gen}:
