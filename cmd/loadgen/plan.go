@@ -445,7 +445,8 @@ func measureStore(ctx context.Context, st store.Store, layout *keys.Design, tabl
 	var key []byte
 	var cells, size int64
 	flush := func() {
-		if key != nil {
+		// Described only when kept: a key's words cost more than its scan.
+		if key != nil && kept(top.Rows, size) {
 			top.Rows = keepBiggest(top.Rows, results.RowSize{Row: layout.Describe(table, key), Cells: cells, Bytes: size})
 		}
 	}
@@ -477,9 +478,14 @@ func measureStore(ctx context.Context, st store.Store, layout *keys.Design, tabl
 	return top, nil
 }
 
+// kept says whether a row of size bytes is among the biggest rows.
+func kept(rows []results.RowSize, bytes int64) bool {
+	return len(rows) < biggestRows || bytes > rows[biggestRows-1].Bytes
+}
+
 // keepBiggest files r among the biggest rows, biggest first.
 func keepBiggest(rows []results.RowSize, r results.RowSize) []results.RowSize {
-	if len(rows) == biggestRows && r.Bytes <= rows[biggestRows-1].Bytes {
+	if !kept(rows, r.Bytes) {
 		return rows
 	}
 	i, _ := slices.BinarySearchFunc(rows, r, func(a, b results.RowSize) int { return cmp.Compare(b.Bytes, a.Bytes) })
