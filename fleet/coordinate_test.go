@@ -117,3 +117,26 @@ func TestJoinNoServer(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// A Config's zero values take the defaults, and what is given is kept.
+func TestConfigDefaults(t *testing.T) {
+	good := Config{Servers: []string{"127.0.0.1:1"}, Root: "/cb", RunID: "r1", Index: 1, Total: 2}
+	c, err := good.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.JoinTimeout != DefaultJoinTimeout || c.MaxSkew != DefaultMaxSkew || c.Lead != DefaultLead ||
+		c.SessionTimeout != DefaultSessionTimeout || c.Now == nil || c.dial == nil || c.Host == "" {
+		t.Errorf("defaults: %+v", c)
+	}
+	given := good
+	given.JoinTimeout, given.MaxSkew, given.Lead, given.SessionTimeout, given.Host = 1, 2, 3, 4, "h"
+	if c, _ := given.withDefaults(); c.JoinTimeout != 1 || c.MaxSkew != 2 || c.Lead != 3 || c.SessionTimeout != 4 || c.Host != "h" {
+		t.Errorf("given values replaced: %+v", c)
+	}
+	one := good
+	one.Index, one.Total = 0, 1
+	if _, err := one.withDefaults(); err != nil {
+		t.Errorf("a fleet of one: %v", err)
+	}
+}
