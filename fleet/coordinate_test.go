@@ -140,3 +140,20 @@ func TestConfigDefaults(t *testing.T) {
 		t.Errorf("a fleet of one: %v", err)
 	}
 }
+
+// The start is read through the smallest offset the measurement allows:
+// moved toward zero by its uncertainty, and none within it.
+func TestLocalCorrection(t *testing.T) {
+	at := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct{ offset, within, want time.Duration }{
+		{30 * time.Millisecond, 5 * time.Millisecond, 25 * time.Millisecond},
+		{-30 * time.Millisecond, 5 * time.Millisecond, -25 * time.Millisecond},
+		{3 * time.Millisecond, 5 * time.Millisecond, 0},
+		{-5 * time.Millisecond, 5 * time.Millisecond, 0},
+	} {
+		m := &Member{offset: c.offset, within: c.within}
+		if got := m.Local(at).Sub(at); got != c.want {
+			t.Errorf("offset %v ± %v: Local moved the start %v, want %v", c.offset, c.within, got, c.want)
+		}
+	}
+}
