@@ -44,7 +44,7 @@ func TestConsoleTellsTheFinding(t *testing.T) {
 			checkConsoleWidth(t, plain)
 			checkConsoleSpread(t, plain, sum.Spread)
 			checkConsoleVerdict(t, plain, sum.Verdict)
-			checkConsoleFindings(t, r.name, sum.Verdict)
+			checkConsoleFindings(t, r.name, sum)
 		})
 	}
 }
@@ -228,8 +228,9 @@ func checkConsoleVerdict(t *testing.T, out string, v []results.Finding) {
 }
 
 // checkConsoleFindings: what each run must be told.
-func checkConsoleFindings(t *testing.T, name string, v []results.Finding) {
+func checkConsoleFindings(t *testing.T, name string, sum results.Summary) {
 	t.Helper()
+	v := sum.Verdict
 	var kinds []string
 	for _, f := range v {
 		kinds = append(kinds, f.Kind)
@@ -239,6 +240,13 @@ func checkConsoleFindings(t *testing.T, name string, v []results.Finding) {
 		"unique-split": "", // one region of two taking half is no hotspot
 		"hot-product":  "hotspot cure",
 	}[name]
+	// unique-split's tables split as the run goes, when the machine gets
+	// to it: a region that kept half the writes while its table had
+	// four regions for a while took twice its fair share. The verdict
+	// must then say so, as the figures beside it do.
+	if name == "unique-split" && hotByRule(sum.Spread) {
+		want = "hotspot cure"
+	}
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("verdict kinds %q, want %q: %+v", got, want, v)
 	}
@@ -252,4 +260,24 @@ func checkConsoleFindings(t *testing.T, name string, v []results.Finding) {
 
 func stripColor(s string) string {
 	return regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(s, "")
+}
+
+// hotByRule says whether a table's hottest region took at least
+// results.HotShare of its writes and results.HotOverFair times its fair
+// share, as the spread recorded them.
+func hotByRule(ts []spread.TableSpread) bool {
+	for _, t := range ts {
+		w := t.HottestWrites
+		if t.Table == spread.AllTables || w == nil {
+			continue
+		}
+		fair := w.Fair
+		if fair == 0 {
+			fair = 1 / float64(t.Regions)
+		}
+		if w.Share >= results.HotShare && w.Share >= results.HotOverFair*fair {
+			return true
+		}
+	}
+	return false
 }
