@@ -148,6 +148,7 @@ func Prepare(ctx context.Context, cfg Config) (*Env, error) {
 // run is the state of one Run call.
 type run struct {
 	cfg        Config
+	began      time.Time   // when the warm-up began (Outcome.Began)
 	stepStarts []time.Time // the dispatcher's: see Outcome.StepStarts
 	env        *Env
 	opCtx      context.Context
@@ -196,6 +197,7 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 		interrupted = r.waitStart(ctx, col, &out)
 	}
 	out.Began = time.Now()
+	r.began = out.Began // the arrivals' schedule counts from here
 	if interrupted {
 		r.stop() // no warm-up, no steady phase
 	} else if sc.Warmup == 0 { // steady from the first operation
@@ -510,7 +512,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 	sc := r.cfg.Scenario
 	rnd := rand.New(rand.NewPCG(sc.Seed, 0xa77))
 	arr := pace.NewArrivals(r.rate(), sc.Arrival == "poisson", rnd)
-	begin := time.Now()
+	begin := r.began // not when this goroutine got going: a fleet's members share the instant
 	var gen int64
 	if r.cfg.Target != nil {
 		gen = r.cfg.Target.Gen()
@@ -545,7 +547,7 @@ func (r *run) dispatch(ch chan<- arrival) {
 			r.countUnstarted(arr, begin, at)
 			return
 		}
-		if k := rate.Step(at.Sub(begin)); r.cfg.Target == nil && k != step && r.inSteady(at) {
+		if k := rate.Step(at.Sub(begin)); r.cfg.Target == nil && k != step && at.Sub(begin) >= time.Duration(sc.Warmup) {
 			step = k
 			r.stepStarts = append(r.stepStarts, at) // when it was due: how late it began is its latency's
 		}
