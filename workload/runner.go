@@ -197,12 +197,13 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 		interrupted = r.waitStart(ctx, col, &out)
 	}
 	out.Began = time.Now()
-	r.began = out.Began // the arrivals' schedule counts from here
 	if interrupted {
 		r.stop() // no warm-up, no steady phase
 	} else if sc.Warmup == 0 { // steady from the first operation
 		out.Start = r.beginSteady(col)
+		out.Began = out.Start
 	}
+	r.began = out.Began // the arrivals' schedule counts from here
 	var wg sync.WaitGroup
 	r.startWorkers(&wg, workers)
 	if !interrupted {
