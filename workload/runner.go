@@ -203,7 +203,10 @@ func (e *Env) Run(ctx context.Context, cfg Config) (Outcome, error) {
 		out.Start = r.beginSteady(col)
 		out.Began = out.Start
 	}
-	r.began = out.Began // the arrivals' schedule counts from here
+	// The arrivals' schedule counts from here: the warm-up's start, or,
+	// without one, once the steady phase is set up (its counters reset,
+	// which takes a while under -race), so no arrival is due before.
+	r.began = time.Now()
 	var wg sync.WaitGroup
 	r.startWorkers(&wg, workers)
 	if !interrupted {
