@@ -315,7 +315,7 @@ func (r *run) waitForEnd(ctx context.Context, col *collector, out *Outcome) (int
 	sc := r.cfg.Scenario
 	if w := time.Duration(sc.Warmup); w > 0 {
 		select {
-		case <-time.After(w):
+		case <-time.After(time.Until(r.began.Add(w))): // the schedule's own steady start
 		case <-ctx.Done():
 			r.stop()
 			return true
