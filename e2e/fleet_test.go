@@ -177,14 +177,14 @@ func TestFleetStartsTogether(t *testing.T) {
 		}
 	}
 	for k := range 3 {
-		first, last := sums[0].Steps[k].Start, sums[0].Steps[k].Start
+		var starts []time.Time
 		for _, s := range sums {
-			st := s.Steps[k].Start
-			if st.IsZero() {
+			if s.Steps[k].Start.IsZero() {
 				t.Fatalf("step %d has no start", k)
 			}
-			first, last = minT(first, st), maxT(last, st)
+			starts = append(starts, s.Steps[k].Start)
 		}
+		first, last := slices.MinFunc(starts, time.Time.Compare), slices.MaxFunc(starts, time.Time.Compare)
 		if spread := last.Sub(first); spread > 20*time.Millisecond {
 			t.Errorf("ramp step %d began %v apart across members; want within 20ms", k, spread)
 		} else {
@@ -227,10 +227,7 @@ func TestFleetStartsTogether(t *testing.T) {
 		count += op.Count
 	}
 	want := float64(count) / m.End.Sub(m.Start).Seconds()
-	lastExit := ms[0].exitedAt
-	for _, mb := range ms {
-		lastExit = maxT(lastExit, mb.exitedAt)
-	}
+	lastExit := slices.MaxFunc(ms, func(a, b *fleetMember) int { return a.exitedAt.Compare(b.exitedAt) }).exitedAt
 	at := fmt.Sprintf(`sum(commentbench_ops_total{run_id=%q})`, runID)
 	last := fmt.Sprintf(`sum(max_over_time(commentbench_ops_total{run_id=%q}[1m]))`, runID)
 	got := (prom.query(t, last, lastExit.Add(time.Second)) - prom.query(t, at, m.Start)) / m.End.Sub(m.Start).Seconds()
@@ -349,20 +346,6 @@ func TestFleetClockSkew(t *testing.T) {
 	if ms, _ := strconv.Atoi(got[1]); ms < 270 || ms > 330 {
 		t.Errorf("measured %sms ahead, the clock was set 300ms ahead", got[1])
 	}
-}
-
-func minT(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxT(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // prometheus is Debian's Prometheus server, scraping a fleet.
