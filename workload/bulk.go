@@ -38,9 +38,11 @@ type LoadPlan struct {
 	// records come with the base.
 	Reuse bool
 	Base  string // the base's name, for the outcome
-	// Ingest writes one table's rows, in ascending key order; nil writes
-	// them in batches of puts through the comment system's store.
-	Ingest func(ctx context.Context, table string, next func() (LoadRow, bool)) error
+	// Ingest writes one table's rows: each part's in ascending key order,
+	// every row of a part before every row of the next, so that the parts
+	// can be written side by side. nil writes them in batches of puts
+	// through the comment system's store.
+	Ingest func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error
 	// Loaded, if set, is called once the load is in the store and its
 	// ledger (to keep it as a base), with the collisions the load's index
 	// puts made (to keep with it).
@@ -119,7 +121,7 @@ func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (colli
 	// The load holds a gigabyte or so of cells until it is written, which
 	// the collector would otherwise trace again at every doubling.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	gens, err := r.generate(ctx, ws)
+	gens, caps, err := r.generate(ctx, ws)
 	defer func() {
 		for _, g := range gens {
 			err = errors.Join(err, g.closeLedger())
@@ -128,7 +130,7 @@ func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (colli
 	if err != nil {
 		return nil, err
 	}
-	collided = collisions(gens)
+	collided = collisions(caps)
 	if r.cfg.Flaws != nil {
 		for _, c := range collided {
 			r.cfg.Flaws.IndexPut(c.Table, c.Key, c.Comment)
@@ -137,7 +139,7 @@ func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (colli
 	if err := book(gens, results.Pending); err != nil {
 		return collided, err
 	}
-	if err := r.writeTables(ctx, gens, plan); err != nil {
+	if err := r.writeTables(ctx, caps, plan); err != nil {
 		return collided, err
 	}
 	if err := book(gens, results.Acked); err != nil {
@@ -192,33 +194,55 @@ func (r *run) advanceClock(n int64) {
 // gen is one worker's share of the load.
 type gen struct {
 	w      *Worker
-	cap    *capture
+	cap    *capture // its core's
 	ledger *results.BulkLedgerWriter
 	keys   [][]byte // the comments' keys, for the ledger
 	lens   []int32
+	// reserve: the comments its capture will hold in all, for the first
+	// share written into it to reserve room for; 0 for the others.
+	reserve int64
 }
 
-// generate runs every worker's share, side by side.
-func (r *run) generate(ctx context.Context, ws []*Worker) ([]*gen, error) {
+// generate runs every worker's share, a capture a core, the workers of
+// a core one after another: the fewer captures, the fewer runs the
+// tables' rows are merged from.
+func (r *run) generate(ctx context.Context, ws []*Worker) ([]*gen, []*capture, error) {
 	n, step := r.cfg.LoadTotal(), int64(len(ws))
 	stamp := r.stamps(n)
 	gens := make([]*gen, len(ws))
-	errs := make([]error, len(ws))
-	var wg sync.WaitGroup
+	caps := make([]*capture, min(runtime.GOMAXPROCS(0), len(ws)))
+	for c := range caps {
+		caps[c] = newCapture()
+		caps[c].id = uint16(c)
+	}
 	for i, w := range ws {
-		g := &gen{w: w, cap: newCapture()}
-		g.cap.id = uint16(i)
+		g := &gen{w: w, cap: caps[i%len(caps)]}
 		gens[i] = g
-		if r.cfg.Ledger != nil {
-			if g.ledger, errs[i] = r.cfg.Ledger.Bulk(fmt.Sprintf("load-%04d", i)); errs[i] != nil {
-				return gens, errs[i]
+		if i < len(caps) {
+			for j := i; j < len(ws); j += len(caps) {
+				g.reserve += (n - int64(j) + step - 1) / step
 			}
 		}
-		wg.Go(func() { errs[i] = r.generateShare(ctx, g, int64(i), step, n, stamp) })
+		if r.cfg.Ledger != nil {
+			var err error
+			if g.ledger, err = r.cfg.Ledger.Bulk(fmt.Sprintf("load-%04d", i)); err != nil {
+				return gens, nil, err
+			}
+		}
+	}
+	errs := make([]error, len(caps))
+	var wg sync.WaitGroup
+	for c, cp := range caps {
+		wg.Go(func() {
+			for i := c; i < len(ws) && errs[c] == nil; i += len(caps) {
+				errs[c] = r.generateShare(ctx, gens[i], int64(i), step, n, stamp)
+			}
+			cp.sort() // here, every core's side by side
+		})
 	}
 	wg.Wait()
 	r.advanceClock(n)
-	return gens, errors.Join(errs...)
+	return gens, caps, errors.Join(errs...)
 }
 
 // stamps is the stamp of the load's g-th comment: a logical clock's next
@@ -249,7 +273,7 @@ func (r *run) generateShare(ctx context.Context, g *gen, from, step, n int64, st
 			return ctx.Err()
 		}
 		if done := (i - from) / step; done == reserveAfter {
-			g.cap.reserve(done, share)
+			g.cap.reserve(done, g.reserve)
 			if g.ledger != nil {
 				g.keys, g.lens = slices.Grow(g.keys, int(share)-len(g.keys)), slices.Grow(g.lens, int(share)-len(g.lens))
 			}
@@ -275,7 +299,6 @@ func (r *run) generateShare(ctx context.Context, g *gen, from, step, n int64, st
 		w.remember(c.OrderID, c.ProductID)
 		r.loaded.Add(1)
 	}
-	g.cap.sort() // here, every worker's side by side
 	return nil
 }
 
@@ -301,16 +324,16 @@ func bulkSystem(c *capture, sc Scenario, watched bool) (*comments.System, error)
 // collisions are the load's index puts onto a key another comment of it
 // put, each key's puts in the order the comments were written: what the
 // flaws of a put-by-put load would have heard of as collisions.
-func collisions(gens []*gen) []Collision {
+func collisions(caps []*capture) []Collision {
 	logs := map[string]*merged{}
-	for _, g := range gens {
-		for t, l := range g.cap.indexLog {
+	for _, c := range caps {
+		for t, l := range c.indexLog {
 			if logs[t] == nil {
 				logs[t] = &merged{}
 			}
 			logs[t].add(l)
 		}
-		g.cap.indexLog = nil
+		c.indexLog = nil
 	}
 	var out []Collision
 	for t, m := range logs {
@@ -363,16 +386,16 @@ func (g *gen) closeLedger() error {
 
 // writeTables sorts each table's rows and writes them, tables side by
 // side, one a core.
-func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) error {
+func (r *run) writeTables(ctx context.Context, caps []*capture, plan *LoadPlan) error {
 	tables := map[string]*merged{}
-	for _, g := range gens {
-		for t, cells := range g.cap.tables {
+	for _, c := range caps {
+		for t, cells := range c.tables {
 			if tables[t] == nil {
 				tables[t] = &merged{}
 			}
 			tables[t].add(cells)
 		}
-		g.cap.tables = nil
+		c.tables = nil
 	}
 	// Every table written at once, the largest started first, so the cores
 	// share the work to the end; batched puts one table a core, as their
@@ -380,8 +403,8 @@ func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) erro
 	write, inFlight := plan.Ingest, len(tables)
 	if write == nil {
 		st := r.cfg.Sys.Store()
-		write = func(ctx context.Context, table string, next func() (LoadRow, bool)) error {
-			return putBatches(ctx, st, table, next)
+		write = func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error {
+			return putBatches(ctx, st, table, chain(parts))
 		}
 		inFlight = runtime.GOMAXPROCS(0)
 	}
@@ -409,26 +432,52 @@ func (r *run) writeTables(ctx context.Context, gens []*gen, plan *LoadPlan) erro
 	return err
 }
 
-// writeTable writes one table's rows, its captures' sorted cells merged;
-// a large table's merged on a goroutine of its own, a batch of rows at a
-// time, while the rows before are written.
-func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, func() (LoadRow, bool)) error) error {
-	var merr error
-	var next func() (LoadRow, bool)
-	var wait func()
-	if cells.cells() >= pipelineFrom {
-		next, wait = pipeline(cells.rows(&merr, true))
-	} else {
-		next = cells.rows(&merr, false)
+// writeTable writes one table's rows, its captures' sorted cells merged.
+// A large table's rows are cut into parts by key, written side by side,
+// each merged on a goroutine of its own, a batch of rows at a time, while
+// the rows before are written: the largest table would otherwise be
+// written alone, on one core, after the others are done.
+func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, []func() (LoadRow, bool)) error) error {
+	if cells.cells() < pipelineFrom {
+		var merr error
+		err := write(ctx, table, []func() (LoadRow, bool){cells.rows(&merr, false)})
+		if err = errors.Join(merr, err); err != nil {
+			return fmt.Errorf("bulk load %s: %w", table, err)
+		}
+		return nil
 	}
-	err := write(ctx, table, next)
-	if wait != nil {
+	pieces := cells.split(writeParts)
+	errs := make([]error, len(pieces))
+	parts := make([]func() (LoadRow, bool), len(pieces))
+	waits := make([]func(), len(pieces))
+	for i, m := range pieces {
+		parts[i], waits[i] = pipeline(m.rows(&errs[i], true))
+	}
+	err := write(ctx, table, parts)
+	for _, wait := range waits {
 		wait()
 	}
-	if err = errors.Join(merr, err); err != nil {
+	if err = errors.Join(append(errs, err)...); err != nil {
 		return fmt.Errorf("bulk load %s: %w", table, err)
 	}
 	return nil
+}
+
+// writeParts is how many parts a large table is cut into: more than the
+// cores, so that the parts' uneven lengths even out.
+var writeParts = 2 * runtime.GOMAXPROCS(0)
+
+// chain reads parts one after another.
+func chain(parts []func() (LoadRow, bool)) func() (LoadRow, bool) {
+	return func() (LoadRow, bool) {
+		for len(parts) > 0 {
+			if row, ok := parts[0](); ok {
+				return row, true
+			}
+			parts = parts[1:]
+		}
+		return LoadRow{}, false
+	}
 }
 
 // pipelineFrom is the cells a table needs for its rows to be merged on a

@@ -15,12 +15,16 @@ import (
 )
 
 // ingestInto is a LoadPlan's Ingest on the embedded engine: its bulk load.
-func ingestInto(e *embedded.Engine) func(context.Context, string, func() (LoadRow, bool)) error {
-	return func(ctx context.Context, table string, next func() (LoadRow, bool)) error {
-		_, err := e.BulkLoad(ctx, table, func() (embedded.BulkRow, bool) {
-			r, ok := next()
-			return embedded.BulkRow{Key: r.Key, Cells: r.Cells, Writes: r.Writes}, ok
-		})
+func ingestInto(e *embedded.Engine) func(context.Context, string, []func() (LoadRow, bool)) error {
+	return func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error {
+		rows := make([]func() (embedded.BulkRow, bool), len(parts))
+		for i, next := range parts {
+			rows[i] = func() (embedded.BulkRow, bool) {
+				r, ok := next()
+				return embedded.BulkRow{Key: r.Key, Cells: r.Cells, Writes: r.Writes}, ok
+			}
+		}
+		_, err := e.BulkLoad(ctx, table, rows...)
 		return err
 	}
 }
@@ -157,15 +161,23 @@ func TestBulkLoadMatchesPuts(t *testing.T) {
 	}
 }
 
-// The paths a big load takes (cells sorted in buckets, rows merged on a
-// goroutine of their own) give what the small one's do: their thresholds
-// lowered, the same loads match the put loads.
+// The paths a big load takes (cells sorted in buckets, a table cut into
+// parts written side by side, each part's rows merged on a goroutine of
+// their own) give what the small one's do: their thresholds lowered, the
+// same loads match the put loads.
 func TestBulkLoadBigPaths(t *testing.T) {
-	defer func(b, p int) { bucketSortFrom, pipelineFrom = b, p }(bucketSortFrom, pipelineFrom)
-	bucketSortFrom, pipelineFrom = 16, 16
+	defer bigPaths()()
 	for _, layout := range []string{"seed", "between"} {
 		t.Run(layout, func(t *testing.T) { assertBulkMatchesPuts(t, layout) })
 	}
+}
+
+// bigPaths lowers the thresholds of a big load's paths to a test's
+// loads, and returns what puts them back.
+func bigPaths() (restore func()) {
+	b, p, w := bucketSortFrom, pipelineFrom, writeParts
+	bucketSortFrom, pipelineFrom, writeParts = 16, 16, 3
+	return func() { bucketSortFrom, pipelineFrom, writeParts = b, p, w }
 }
 
 func assertBulkMatchesPuts(t *testing.T, layout string) {
@@ -198,6 +210,9 @@ func TestBulkLoadRegions(t *testing.T) {
 	put, _ := loadOnly(t, sc, nil, t.TempDir())
 	bulk, _ := loadOnly(t, sc, bulkPlan, t.TempDir())
 	unsplit, _ := loadWith(t, embedded.Options{DisableSplits: true}, sc, bulkPlan, t.TempDir())
+	restore := bigPaths()
+	inParts, _ := loadWith(t, embedded.Options{DisableSplits: true}, sc, bulkPlan, t.TempDir())
+	restore()
 	writes := func(e *embedded.Engine, table string) (regions int, n uint64) {
 		stats, err := e.RegionStats(context.Background())
 		if err != nil {
@@ -216,6 +231,9 @@ func TestBulkLoadRegions(t *testing.T) {
 		br, _ := writes(bulk, table)
 		if _, n := writes(unsplit, table); n != 6000 {
 			t.Errorf("%s: bulk load charged %d writes; want 6000", table, n)
+		}
+		if _, n := writes(inParts, table); n != 6000 {
+			t.Errorf("%s: bulk load in parts charged %d writes; want 6000", table, n)
 		}
 		if br < pr/2 || br > pr*2 {
 			t.Errorf("%s: bulk load left %d regions, puts %d: want about as many", table, br, pr)

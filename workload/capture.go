@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 
 	"commentbench/comments"
 	"commentbench/store"
@@ -169,49 +170,82 @@ func (c *capture) reserve(done, total int64) {
 // sort orders the capture's cells, each table's and each index log's,
 // as merged reads them.
 func (c *capture) sort() {
+	var tmp []capRec // the radix sort's room, one for all the tables
 	for _, t := range c.tables {
-		t.sort()
+		tmp = t.sort(tmp)
 	}
 	for _, t := range c.indexLog {
-		t.sort()
+		tmp = t.sort(tmp)
 	}
 }
 
-// bucketSortFrom is the cells a table needs to be sorted in buckets (a
+// bucketSortFrom is the cells a table needs to be sorted by radix (a
 // variable: a test lowers it).
 var bucketSortFrom = 1 << 14
 
-func (t *capTable) sort() {
+// sort sorts the table's cells, using tmp as room if it is large enough,
+// and returns the room it used.
+func (t *capTable) sort(tmp []capRec) []capRec {
 	a := t.arena
 	cmpRecs := func(x, y capRec) int { return compareRecs(a, &x, a, &y) }
 	if len(t.recs) < bucketSortFrom {
 		slices.SortFunc(t.recs, cmpRecs)
+		return tmp
+	}
+	if len(tmp) < len(t.recs) {
+		tmp = make([]capRec, len(t.recs))
+	}
+	radixSort(t.recs, tmp, 0, cmpRecs)
+	return tmp
+}
+
+// radixSmall is the cells below which radixSort compares instead.
+const radixSmall = 32
+
+// radixSort orders recs by their prefixes' bytes from depth on (the
+// bytes before are the same in all of them), most significant first,
+// into a bucket a byte value, then each bucket by the next byte; a
+// bucket of a few cells, or of cells whose prefixes are the same, is
+// sorted by cmpRecs. The prefix is the row's first bytes, which
+// compareRecs looks at first, so the order is its own. A hot product's
+// thousands of index rows, alike for a dozen bytes, cost a count of each
+// byte, not a comparison sort of them all; and a pass moves every cell
+// once, where a sort would go over them a dozen times and more.
+func radixSort(recs, tmp []capRec, depth int, cmpRecs func(x, y capRec) int) {
+	for ; depth < prefixLen; depth++ {
+		if len(recs) <= radixSmall {
+			break
+		}
+		var starts [257]int
+		for i := range recs {
+			starts[int(prefixByte(&recs[i], depth))+1]++
+		}
+		if slices.Contains(starts[1:], len(recs)) {
+			continue // every cell has the same byte here
+		}
+		for b := 1; b < len(starts); b++ {
+			starts[b] += starts[b-1]
+		}
+		next := starts
+		for i := range recs {
+			b := prefixByte(&recs[i], depth)
+			tmp[next[b]] = recs[i]
+			next[b]++
+		}
+		copy(recs, tmp[:len(recs)])
+		for b := range 256 {
+			if starts[b+1]-starts[b] > 1 {
+				radixSort(recs[starts[b]:starts[b+1]], tmp[starts[b]:starts[b+1]], depth+1, cmpRecs)
+			}
+		}
 		return
 	}
-	// Into buckets by the rows' first two bytes (the prefix's top bits,
-	// which compareRecs looks at first), then each bucket sorted: small,
-	// and in cache, where one sort of them all would go over every cell
-	// a dozen times and more.
-	var starts [1<<16 + 1]int
-	for i := range t.recs {
-		starts[t.recs[i].prefix[0]>>48+1]++
-	}
-	for b := 1; b < len(starts); b++ {
-		starts[b] += starts[b-1]
-	}
-	out := make([]capRec, len(t.recs))
-	next := starts
-	for i := range t.recs {
-		b := t.recs[i].prefix[0] >> 48
-		out[next[b]] = t.recs[i]
-		next[b]++
-	}
-	for b := 0; b < 1<<16; b++ {
-		if starts[b+1]-starts[b] > 1 {
-			slices.SortFunc(out[starts[b]:starts[b+1]], cmpRecs)
-		}
-	}
-	t.recs = out
+	slices.SortFunc(recs, cmpRecs)
+}
+
+// prefixByte is byte d of a cell's row prefix.
+func prefixByte(r *capRec, d int) byte {
+	return byte(r.prefix[d/8] >> (56 - 8*(d%8)))
 }
 
 // compareRecs orders cells by row, qualifier, then the order they were
@@ -314,6 +348,47 @@ func (m *merged) add(t *capTable) {
 	if len(t.recs) > 0 {
 		m.srcs = append(m.srcs, t.recs)
 	}
+}
+
+// split cuts m into up to n parts at rows, each part's rows all before
+// the next part's: the cut rows are the largest capture's at its n-th
+// parts, each capture cut before its first cell of one.
+func (m *merged) split(n int) []*merged {
+	if len(m.srcs) == 0 {
+		return nil
+	}
+	if n < 2 {
+		return []*merged{m}
+	}
+	big := 0
+	for i, s := range m.srcs {
+		if len(s) > len(m.srcs[big]) {
+			big = i
+		}
+	}
+	var out []*merged
+	from := make([]int, len(m.srcs))
+	for k := 1; k <= n; k++ {
+		part := &merged{arenas: m.arenas}
+		var cut []byte
+		if k < n {
+			cut = m.row(&m.srcs[big][len(m.srcs[big])*k/n])
+		}
+		for i, s := range m.srcs {
+			to := len(s)
+			if cut != nil {
+				to = from[i] + sort.Search(len(s)-from[i], func(j int) bool { return bytes.Compare(m.row(&s[from[i]+j]), cut) >= 0 })
+			}
+			if to > from[i] {
+				part.srcs = append(part.srcs, s[from[i]:to])
+			}
+			from[i] = to
+		}
+		if len(part.srcs) > 0 {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // cells is how many cells were written.

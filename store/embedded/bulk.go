@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"commentbench/store"
@@ -53,6 +54,7 @@ type bulkSample struct {
 // bulkRegion is what the load wrote into one region.
 type bulkRegion struct {
 	r                     *region
+	first                 []byte // the load's first row in it
 	size, writes, bytesIn int64
 	samples               []bulkSample
 }
@@ -70,12 +72,14 @@ func (b *bulkRegion) note(row []byte, size, bytesIn, writes int64) {
 // bulkFileSeq names a load's table files apart from any other's.
 var bulkFileSeq atomic.Uint64
 
-// BulkLoad writes rows into table's default family: next returns them in
-// strictly ascending key order, and false after the last. The table's
-// rows may already hold other cells (a wide design's listing in an
-// entity's row): what the load writes joins them, and replaces a cell of
-// the same qualifier and timestamp.
-func (e *Engine) BulkLoad(ctx context.Context, tableName string, next func() (BulkRow, bool)) (BulkStats, error) {
+// BulkLoad writes rows into table's default family: each part returns
+// its rows in strictly ascending key order, and false after the last,
+// every row of a part sorting before every row of the next. Parts are
+// written side by side, each into files of its own, and ingested
+// together. The table's rows may already hold other cells (a wide
+// design's listing in an entity's row): what the load writes joins them,
+// and replaces a cell of the same qualifier and timestamp.
+func (e *Engine) BulkLoad(ctx context.Context, tableName string, parts ...func() (BulkRow, bool)) (BulkStats, error) {
 	t, err := e.enter(tableName)
 	if err != nil {
 		return BulkStats{}, err
@@ -84,24 +88,85 @@ func (e *Engine) BulkLoad(ctx context.Context, tableName string, next func() (Bu
 	if e.opts.ReadOnly {
 		return BulkStats{}, fmt.Errorf("embedded: bulk load %q: %w: opened read-only", tableName, store.ErrInvalid)
 	}
-	bw := &bulkWriter{e: e, t: t, rt: t.routing.Load(), now: e.now()}
-	defer bw.removeFiles()
-	st, err := bw.write(ctx, next)
+	rt, now := t.routing.Load(), e.now()
+	bws := make([]*bulkWriter, len(parts))
+	for i := range bws {
+		bws[i] = &bulkWriter{e: e, t: t, rt: rt, now: now}
+		defer bws[i].removeFiles()
+	}
+	st, err := writeParts(ctx, bws, parts)
 	if err != nil {
 		return st, fmt.Errorf("embedded: bulk load %q: %w", tableName, err)
 	}
-	if len(bw.paths) > 0 {
-		if err := e.db.Ingest(ctx, bw.paths); err != nil {
+	var paths []string
+	for _, bw := range bws {
+		paths = append(paths, bw.paths...)
+	}
+	if len(paths) > 0 {
+		if err := e.db.Ingest(ctx, paths); err != nil {
 			e.failed(err)
 			return st, fmt.Errorf("embedded: bulk load %q: ingest: %w", tableName, err)
 		}
 	}
-	st.Splits, err = e.chargeBulk(bw.regions)
+	st.Splits, err = e.chargeBulk(joinRegions(bws))
 	if err != nil {
 		return st, fmt.Errorf("embedded: bulk load %q: %w", tableName, err)
 	}
 	e.kickSplitter() // what the cuts left over its split size
 	return st, nil
+}
+
+// writeParts writes each part with its writer, side by side, and checks
+// that each part's rows sort after the part's before.
+func writeParts(ctx context.Context, bws []*bulkWriter, parts []func() (BulkRow, bool)) (BulkStats, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stats := make([]BulkStats, len(parts))
+	var wg sync.WaitGroup
+	for i, next := range parts {
+		wg.Go(func() {
+			var err error
+			if stats[i], err = bws[i].write(ctx, next); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	var st BulkStats
+	for i, s := range stats {
+		st.Rows, st.Cells, st.Files, st.Bytes = st.Rows+s.Rows, st.Cells+s.Cells, st.Files+s.Files, st.Bytes+s.Bytes
+		if i > 0 && bws[i].first != nil && bws[i-1].last != nil && string(bws[i].first) <= string(bws[i-1].last) {
+			cancel(fmt.Errorf("%w: part %d starts at row %q, not after part %d's last, %q", store.ErrInvalid, i, bws[i].first, i-1, bws[i-1].last))
+		}
+	}
+	return st, context.Cause(ctx)
+}
+
+// joinRegions is what every part wrote, by region in key order: a region
+// two parts wrote into is one, the second part's rows after the first's.
+func joinRegions(bws []*bulkWriter) []*bulkRegion {
+	var out []*bulkRegion
+	for _, bw := range bws {
+		for i, b := range bw.regions {
+			if i == 0 && len(out) > 0 && out[len(out)-1].r == b.r {
+				out[len(out)-1].join(b)
+				continue
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// join adds what the load wrote into the same region after b's rows.
+func (b *bulkRegion) join(next *bulkRegion) {
+	b.samples = append(b.samples, bulkSample{row: next.first, size: b.size, writes: b.writes, bytesIn: b.bytesIn})
+	for _, s := range next.samples {
+		b.samples = append(b.samples, bulkSample{row: s.row, size: b.size + s.size, writes: b.writes + s.writes, bytesIn: b.bytesIn + s.bytesIn})
+	}
+	b.size += next.size
+	b.writes += next.writes
+	b.bytesIn += next.bytesIn
 }
 
 // bulkWriter writes one table's load, a file per region.
@@ -116,6 +181,7 @@ type bulkWriter struct {
 	paths   []string
 	key     []byte
 	sealed  []byte
+	first   []byte // the part's first row
 	last    []byte
 }
 
@@ -145,9 +211,12 @@ func (bw *bulkWriter) row(row BulkRow, st *BulkStats) error {
 	if bw.last != nil && string(row.Key) <= string(bw.last) {
 		return fmt.Errorf("%w: row %q after %q: rows must come in ascending order", store.ErrInvalid, row.Key, bw.last)
 	}
+	if bw.first == nil {
+		bw.first = row.Key
+	}
 	bw.last = row.Key
 	if bw.cur == nil || !bw.cur.r.info.Contains(row.Key) {
-		if err := bw.startRegion(bw.rt.find(row.Key)); err != nil {
+		if err := bw.startRegion(bw.rt.find(row.Key), row.Key); err != nil {
 			return err
 		}
 	}
@@ -175,7 +244,7 @@ func (bw *bulkWriter) row(row BulkRow, st *BulkStats) error {
 }
 
 // startRegion closes the file of the region before and opens r's.
-func (bw *bulkWriter) startRegion(r *region) error {
+func (bw *bulkWriter) startRegion(r *region, row []byte) error {
 	if err := bw.finish(); err != nil {
 		return err
 	}
@@ -186,7 +255,7 @@ func (bw *bulkWriter) startRegion(r *region) error {
 	}
 	bw.paths = append(bw.paths, path)
 	bw.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), bw.e.writerOptions())
-	bw.cur = &bulkRegion{r: r}
+	bw.cur = &bulkRegion{r: r, first: row}
 	bw.regions = append(bw.regions, bw.cur)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"commentbench/store"
@@ -183,4 +184,82 @@ func regionNames(t *testing.T, e *Engine) []string {
 		out = append(out, r.Name+"@"+r.Server)
 	}
 	return out
+}
+
+// A load in parts, written side by side, is the load in one: the same
+// cells, each region charged the same writes and bytes (a region two
+// parts wrote into charged both), and with splits on, cut about alike.
+func TestBulkLoadInParts(t *testing.T) {
+	ctx := context.Background()
+	rows := bulkRows(20_000)
+	// Cut inside the second region (row005000 on), so two parts write
+	// into it; and an empty part, as a table's merge may leave.
+	parts := [][]BulkRow{rows[:3000], rows[3000:12000], nil, rows[12000:]}
+	for _, splits := range []bool{false, true} {
+		o := Options{DisableSplits: !splits, InitialSplitSize: 64 << 10, MaxRegionSize: 256 << 10}
+		one, split := newBulkEngine(t, o), newBulkEngine(t, o)
+		if _, err := one.BulkLoad(ctx, "t", feed(rows)); err != nil {
+			t.Fatal(err)
+		}
+		st, err := split.BulkLoad(ctx, "t", feed(parts[0]), feed(parts[1]), feed(parts[2]), feed(parts[3]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Rows != 20_000 || st.Cells != 60_000 {
+			t.Errorf("splits %v: stats %+v, want 20000 rows, 60000 cells", splits, st)
+		}
+		if got, want := cells(t, split, "t"), cells(t, one, "t"); !slices.Equal(got, want) {
+			t.Fatalf("splits %v: the load in parts reads %d cells, in one %d: not the same", splits, len(got), len(want))
+		}
+		for _, e := range []*Engine{one, split} {
+			if err := e.WaitIdle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, want := regionCharges(t, split), regionCharges(t, one)
+		if splits {
+			if len(got) < len(want)-1 || len(got) > len(want)+1 {
+				t.Errorf("the load in parts left %d regions, in one %d: want about as many", len(got), len(want))
+			}
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("regions after the load in parts:\n%s\nin one:\n%s", got, want)
+		}
+		if len(want) != 2 || want[1] != "row005-: 30000 writes, 1065000 bytes in" {
+			t.Errorf("regions %q: want two, the second charged its 15000 rows' 30000 writes and 1065000 bytes", want)
+		}
+	}
+}
+
+// regionCharges is each region of table t: its start, writes and bytes in, in order.
+func regionCharges(t *testing.T, e *Engine) []string {
+	t.Helper()
+	stats, err := e.RegionStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range stats {
+		if s.Table == "t" {
+			out = append(out, fmt.Sprintf("%s-: %d writes, %d bytes in", s.Start, s.WriteRequests, s.BytesIn))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Parts that overlap, or come out of order, are refused, naming them.
+func TestBulkLoadPartsOutOfOrder(t *testing.T) {
+	rows := bulkRows(10)
+	for _, parts := range [][2][]BulkRow{{rows[5:], rows[:5]}, {rows[:6], rows[5:]}} {
+		e := newBulkEngine(t, Options{})
+		_, err := e.BulkLoad(context.Background(), "t", feed(parts[0]), feed(parts[1]))
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), `part 1 starts at row "row00000`) {
+			t.Errorf("parts %s.. then %s..: %v, want ErrInvalid naming part 1", parts[0][0].Key, parts[1][0].Key, err)
+		}
+		if got := cells(t, e, "t"); len(got) != 0 {
+			t.Errorf("a refused load left %d cells", len(got))
+		}
+	}
 }
