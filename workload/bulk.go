@@ -130,13 +130,17 @@ func (r *run) bulkLoad(ctx context.Context, ws []*Worker, plan *LoadPlan) (colli
 	if err != nil {
 		return nil, err
 	}
+	// Pending is booked, mostly waiting on the disk, while the collisions
+	// are found.
+	pending := make(chan error, 1)
+	go func() { pending <- book(gens, results.Pending) }()
 	collided = collisions(caps)
 	if r.cfg.Flaws != nil {
 		for _, c := range collided {
 			r.cfg.Flaws.IndexPut(c.Table, c.Key, c.Comment)
 		}
 	}
-	if err := book(gens, results.Pending); err != nil {
+	if err := <-pending; err != nil {
 		return collided, err
 	}
 	if err := r.writeTables(ctx, caps, plan); err != nil {
@@ -519,16 +523,23 @@ func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait fu
 		}
 	})
 	var cur []LoadRow
+	ahead := 0    // rows of cur already touched
+	var seen byte // what touch read, kept so that its reads are made
 	next = func() (LoadRow, bool) {
 		for len(cur) == 0 {
 			b, ok := <-ch
 			if !ok {
 				return LoadRow{}, false
 			}
-			cur = b
+			cur, ahead = b, 0
+		}
+		if ahead == 0 {
+			ahead = min(len(cur), touchAhead)
+			seen += touch(cur[:ahead])
 		}
 		row := cur[0]
 		cur = cur[1:]
+		ahead--
 		return row, true
 	}
 	wait = func() {
@@ -536,6 +547,23 @@ func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait fu
 		wg.Wait()
 	}
 	return next, wait
+}
+
+// touchAhead is how many rows' keys the writer reads at a time before
+// writing them (see touch).
+const touchAhead = 128
+
+// touch reads the first byte of each row's key. The rows lie where their
+// comments were generated, in no order, so the first read of each misses
+// the cache: in a loop of nothing else the misses are waited for
+// together, where the write of each row would wait for its own (a third
+// of the writer's time, without it).
+func touch(rows []LoadRow) byte {
+	var sum byte
+	for i := range rows {
+		sum += rows[i].Key[0]
+	}
+	return sum
 }
 
 // Batched puts, for a store that takes no tables whole (a cluster over

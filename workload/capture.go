@@ -156,8 +156,8 @@ func (c *capture) reserve(done, total int64) {
 	}
 	grow := func(t *capTable) {
 		want := func(n int) int { return int(int64(n)*total/done + int64(n)*total/done/16 + 64) }
-		t.recs = slices.Grow(t.recs, want(len(t.recs))-len(t.recs))
-		t.arena = slices.Grow(t.arena, want(len(t.arena))-len(t.arena))
+		t.recs = regrow(t.recs, want(len(t.recs)))
+		t.arena = regrow(t.arena, want(len(t.arena)))
 	}
 	for _, t := range c.tables {
 		grow(t)
@@ -165,6 +165,18 @@ func (c *capture) reserve(done, total int64) {
 	for _, t := range c.indexLog {
 		grow(t)
 	}
+}
+
+// regrow is s in a new slice of capacity n. Unlike slices.Grow, which
+// clears the room it adds, make leaves memory fresh from the system as
+// it is (zero already): the room is touched once, when it is filled.
+func regrow[E any](s []E, n int) []E {
+	if n <= cap(s) {
+		return s
+	}
+	out := make([]E, len(s), n)
+	copy(out, s)
+	return out
 }
 
 // sort orders the capture's cells, each table's and each index log's,
