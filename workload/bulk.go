@@ -230,7 +230,7 @@ func (r *run) generate(ctx context.Context, ws []*Worker) ([]*gen, []*capture, e
 		if r.cfg.Ledger != nil {
 			var err error
 			if g.ledger, err = r.cfg.Ledger.Bulk(fmt.Sprintf("load-%04d", i)); err != nil {
-				return gens, nil, err
+				return gens[:i], nil, err // the ledgers opened, for the caller to close
 			}
 		}
 	}

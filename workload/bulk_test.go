@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -301,5 +303,36 @@ func TestBulkRefusals(t *testing.T) {
 	c := newCapture()
 	if err := c.Mutate(context.Background(), "t", store.Delete([]byte("r"))); err == nil {
 		t.Error("a delete into the capture: want an error")
+	}
+}
+
+// A load ledger that cannot be opened (the second worker's, here) fails
+// the bulk load, saying so, before anything is generated or written; the
+// ledgers opened before it are closed.
+func TestBulkLoadLedgerRefused(t *testing.T) {
+	sc := loadScenario(t, "unique", 3)
+	e, err := embedded.Open(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sys, err := System(e, sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "ledger-load-0001.bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ledger := results.NewLedger(dir, false)
+	cfg := Config{Scenario: sc, Results: results.NewSet(ResultNames()), WorkersTotal: 1, Sys: sys, Ledger: ledger,
+		Load: &LoadPlan{Ingest: ingestInto(e)}}
+	env, err := Prepare(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.Run(context.Background(), cfg)
+	if err != nil || out.LoadErr == nil || !strings.Contains(out.LoadErr.Error(), "ledger-load-0001.bin") || out.Loaded != 0 {
+		t.Fatalf("run: %v, load: %v after %d comments; want the second load ledger's error before any", err, out.LoadErr, out.Loaded)
 	}
 }
