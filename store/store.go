@@ -84,6 +84,16 @@ type Cell struct {
 	Timestamp int64
 }
 
+// BulkRow is one row of a bulk load: its cells in ascending qualifier
+// order, one version each (a zero timestamp is the load's instant), and
+// how many row mutations a put-by-put load would have made of them, which
+// is what the row's region counts as write requests.
+type BulkRow struct {
+	Key    []byte
+	Cells  []Cell
+	Writes int64
+}
+
 // Row is a row key with its cells, ordered by qualifier.
 type Row struct {
 	Key   []byte

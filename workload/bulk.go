@@ -42,7 +42,7 @@ type LoadPlan struct {
 	// every row of a part before every row of the next, so that the parts
 	// can be written side by side. nil writes them in batches of puts
 	// through the comment system's store.
-	Ingest func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error
+	Ingest func(ctx context.Context, table string, parts []func() (store.BulkRow, bool)) error
 	// Loaded, if set, is called once the load is in the store and its
 	// ledger (to keep it as a base), with the collisions the load's index
 	// puts made (to keep with it).
@@ -407,7 +407,7 @@ func (r *run) writeTables(ctx context.Context, caps []*capture, plan *LoadPlan) 
 	write, inFlight := plan.Ingest, len(tables)
 	if write == nil {
 		st := r.cfg.Sys.Store()
-		write = func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error {
+		write = func(ctx context.Context, table string, parts []func() (store.BulkRow, bool)) error {
 			return putBatches(ctx, st, table, chain(parts))
 		}
 		inFlight = runtime.GOMAXPROCS(0)
@@ -441,25 +441,26 @@ func (r *run) writeTables(ctx context.Context, caps []*capture, plan *LoadPlan) 
 // each merged on a goroutine of its own, a batch of rows at a time, while
 // the rows before are written: the largest table would otherwise be
 // written alone, on one core, after the others are done.
-func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, []func() (LoadRow, bool)) error) error {
-	if cells.cells() < pipelineFrom {
-		var merr error
-		err := write(ctx, table, []func() (LoadRow, bool){cells.rows(&merr, false)})
-		if err = errors.Join(merr, err); err != nil {
-			return fmt.Errorf("bulk load %s: %w", table, err)
-		}
-		return nil
+func writeTable(ctx context.Context, table string, cells *merged, write func(context.Context, string, []func() (store.BulkRow, bool)) error) error {
+	pieces, big := []*merged{cells}, cells.cells() >= pipelineFrom
+	if big {
+		pieces = cells.split(writeParts)
 	}
-	pieces := cells.split(writeParts)
 	errs := make([]error, len(pieces))
-	parts := make([]func() (LoadRow, bool), len(pieces))
+	parts := make([]func() (store.BulkRow, bool), len(pieces))
 	waits := make([]func(), len(pieces))
 	for i, m := range pieces {
-		parts[i], waits[i] = pipeline(m.rows(&errs[i], true))
+		if big {
+			parts[i], waits[i] = pipeline(m.rows(&errs[i], true))
+		} else {
+			parts[i] = m.rows(&errs[i], false)
+		}
 	}
 	err := write(ctx, table, parts)
 	for _, wait := range waits {
-		wait()
+		if wait != nil {
+			wait()
+		}
 	}
 	if err = errors.Join(append(errs, err)...); err != nil {
 		return fmt.Errorf("bulk load %s: %w", table, err)
@@ -472,15 +473,15 @@ func writeTable(ctx context.Context, table string, cells *merged, write func(con
 var writeParts = 2 * runtime.GOMAXPROCS(0)
 
 // chain reads parts one after another.
-func chain(parts []func() (LoadRow, bool)) func() (LoadRow, bool) {
-	return func() (LoadRow, bool) {
+func chain(parts []func() (store.BulkRow, bool)) func() (store.BulkRow, bool) {
+	return func() (store.BulkRow, bool) {
 		for len(parts) > 0 {
 			if row, ok := parts[0](); ok {
 				return row, true
 			}
 			parts = parts[1:]
 		}
-		return LoadRow{}, false
+		return store.BulkRow{}, false
 	}
 }
 
@@ -494,14 +495,14 @@ const pipelineBatch = 2048
 // pipeline calls rows on a goroutine of its own, ahead of the rows next
 // returns. wait, called once the rows are read (or no more will be),
 // returns when the goroutine has.
-func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait func()) {
-	ch := make(chan []LoadRow, 4)
+func pipeline(rows func() (store.BulkRow, bool)) (next func() (store.BulkRow, bool), wait func()) {
+	ch := make(chan []store.BulkRow, 4)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(ch)
 		for {
-			batch := make([]LoadRow, 0, pipelineBatch)
+			batch := make([]store.BulkRow, 0, pipelineBatch)
 			for len(batch) < pipelineBatch {
 				row, ok := rows()
 				if !ok {
@@ -522,14 +523,14 @@ func pipeline(rows func() (LoadRow, bool)) (next func() (LoadRow, bool), wait fu
 			}
 		}
 	})
-	var cur []LoadRow
+	var cur []store.BulkRow
 	ahead := 0    // rows of cur already touched
 	var seen byte // what touch read, kept so that its reads are made
-	next = func() (LoadRow, bool) {
+	next = func() (store.BulkRow, bool) {
 		for len(cur) == 0 {
 			b, ok := <-ch
 			if !ok {
-				return LoadRow{}, false
+				return store.BulkRow{}, false
 			}
 			cur, ahead = b, 0
 		}
@@ -558,7 +559,7 @@ const touchAhead = 128
 // the cache: in a loop of nothing else the misses are waited for
 // together, where the write of each row would wait for its own (a third
 // of the writer's time, without it).
-func touch(rows []LoadRow) byte {
+func touch(rows []store.BulkRow) byte {
 	var sum byte
 	for i := range rows {
 		sum += rows[i].Key[0]
@@ -576,7 +577,7 @@ const (
 
 // putBatches writes rows in multi-row requests, several in flight per
 // region server.
-func putBatches(ctx context.Context, st store.Store, table string, next func() (LoadRow, bool)) error {
+func putBatches(ctx context.Context, st store.Store, table string, next func() (store.BulkRow, bool)) error {
 	regions, err := st.Regions(ctx, table)
 	if err != nil {
 		return err
@@ -605,7 +606,7 @@ func putBatches(ctx context.Context, st store.Store, table string, next func() (
 
 // feedBatches cuts the rows into requests, each within one region, and
 // hands each to its region's server.
-func feedBatches(ctx context.Context, regions []store.Region, servers map[string]chan []store.Mutation, next func() (LoadRow, bool)) {
+func feedBatches(ctx context.Context, regions []store.Region, servers map[string]chan []store.Mutation, next func() (store.BulkRow, bool)) {
 	var batch []store.Mutation
 	at := 0
 	flush := func() bool {

@@ -17,16 +17,9 @@ import (
 )
 
 // ingestInto is a LoadPlan's Ingest on the embedded engine: its bulk load.
-func ingestInto(e *embedded.Engine) func(context.Context, string, []func() (LoadRow, bool)) error {
-	return func(ctx context.Context, table string, parts []func() (LoadRow, bool)) error {
-		rows := make([]func() (embedded.BulkRow, bool), len(parts))
-		for i, next := range parts {
-			rows[i] = func() (embedded.BulkRow, bool) {
-				r, ok := next()
-				return embedded.BulkRow{Key: r.Key, Cells: r.Cells, Writes: r.Writes}, ok
-			}
-		}
-		_, err := e.BulkLoad(ctx, table, rows...)
+func ingestInto(e *embedded.Engine) func(context.Context, string, []func() (store.BulkRow, bool)) error {
+	return func(ctx context.Context, table string, parts []func() (store.BulkRow, bool)) error {
+		_, err := e.BulkLoad(ctx, table, parts...)
 		return err
 	}
 }

@@ -337,14 +337,6 @@ func (c *capture) RegionStats(context.Context) ([]store.RegionStat, error) {
 }
 func (c *capture) Close() error { return nil }
 
-// LoadRow is one row of a bulk load: its cells in qualifier order, one
-// version each, and the row mutations that made them (write requests).
-type LoadRow struct {
-	Key    []byte
-	Cells  []store.Cell
-	Writes int64
-}
-
 // merged is one table's cells from every capture, each capture's
 // sorted (capTable.sort), read as one sorted run.
 type merged struct {
@@ -388,8 +380,8 @@ func (m *merged) split(n int) []*merged {
 		}
 		for i, s := range m.srcs {
 			to := len(s)
-			if cut != nil {
-				to = from[i] + sort.Search(len(s)-from[i], func(j int) bool { return bytes.Compare(m.row(&s[from[i]+j]), cut) >= 0 })
+			if rest := s[from[i]:]; cut != nil {
+				to = from[i] + sort.Search(len(rest), func(j int) bool { return bytes.Compare(m.row(&rest[j]), cut) >= 0 })
 			}
 			if to > from[i] {
 				part.srcs = append(part.srcs, s[from[i]:to])
@@ -504,16 +496,16 @@ func (it *mergeIter) next() *capRec {
 // cell was both put and incremented, which no comment write does. A
 // row's Cells are reused by the next row, unless keep: then they stay
 // as they are, for rows handed on in batches.
-func (m *merged) rows(err *error, keep bool) func() (LoadRow, bool) {
+func (m *merged) rows(err *error, keep bool) func() (store.BulkRow, bool) {
 	it := m.iter()
 	r := it.next()
 	var cells []store.Cell
-	return func() (LoadRow, bool) {
+	return func() (store.BulkRow, bool) {
 		if r == nil || *err != nil {
-			return LoadRow{}, false
+			return store.BulkRow{}, false
 		}
 		first := r
-		row := LoadRow{Key: m.row(first)}
+		row := store.BulkRow{Key: m.row(first)}
 		switch {
 		case !keep:
 			cells = cells[:0]
@@ -544,7 +536,7 @@ func (m *merged) rows(err *error, keep bool) func() (LoadRow, bool) {
 				cells = append(cells, store.Cell{Qualifier: m.qual(last), Value: m.val(last)})
 			case put:
 				*err = fmt.Errorf("%w: row %q column %q both put and incremented", errCaptureOnly, m.row(last), m.qual(last))
-				return LoadRow{}, false
+				return store.BulkRow{}, false
 			default:
 				cells = append(cells, store.Cell{Qualifier: m.qual(last), Value: comments.EncodeCount(sum)})
 			}

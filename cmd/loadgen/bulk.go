@@ -181,16 +181,9 @@ func (o *options) loadPlan(engine *embedded.Engine, ledger *results.Ledger) (*wo
 }
 
 // ingestInto is a plan's Ingest on the embedded engine: its bulk load.
-func ingestInto(e *embedded.Engine) func(context.Context, string, []func() (workload.LoadRow, bool)) error {
-	return func(ctx context.Context, table string, parts []func() (workload.LoadRow, bool)) error {
-		rows := make([]func() (embedded.BulkRow, bool), len(parts))
-		for i, next := range parts {
-			rows[i] = func() (embedded.BulkRow, bool) {
-				r, ok := next()
-				return embedded.BulkRow{Key: r.Key, Cells: r.Cells, Writes: r.Writes}, ok
-			}
-		}
-		_, err := e.BulkLoad(ctx, table, rows...)
+func ingestInto(e *embedded.Engine) func(context.Context, string, []func() (store.BulkRow, bool)) error {
+	return func(ctx context.Context, table string, parts []func() (store.BulkRow, bool)) error {
+		_, err := e.BulkLoad(ctx, table, parts...)
 		return err
 	}
 }

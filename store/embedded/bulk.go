@@ -22,16 +22,6 @@ import (
 // load leaves over its split size is split at once at rows the load
 // noted, without the scan an automatic split makes to find its middle.
 
-// BulkRow is one row of a bulk load: its cells in ascending qualifier
-// order, one version each (a zero timestamp is the load's instant), and
-// how many row mutations a put-by-put load would have made of them, which
-// is what the row's region counts as write requests.
-type BulkRow struct {
-	Key    []byte
-	Cells  []store.Cell
-	Writes int64
-}
-
 // BulkStats is what a bulk load wrote.
 type BulkStats struct {
 	Rows, Cells int64
@@ -79,7 +69,7 @@ var bulkFileSeq atomic.Uint64
 // together. The table's rows may already hold other cells (a wide
 // design's listing in an entity's row): what the load writes joins them,
 // and replaces a cell of the same qualifier and timestamp.
-func (e *Engine) BulkLoad(ctx context.Context, tableName string, parts ...func() (BulkRow, bool)) (BulkStats, error) {
+func (e *Engine) BulkLoad(ctx context.Context, tableName string, parts ...func() (store.BulkRow, bool)) (BulkStats, error) {
 	t, err := e.enter(tableName)
 	if err != nil {
 		return BulkStats{}, err
@@ -118,7 +108,7 @@ func (e *Engine) BulkLoad(ctx context.Context, tableName string, parts ...func()
 
 // writeParts writes each part with its writer, side by side, and checks
 // that each part's rows sort after the part's before.
-func writeParts(ctx context.Context, bws []*bulkWriter, parts []func() (BulkRow, bool)) (BulkStats, error) {
+func writeParts(ctx context.Context, bws []*bulkWriter, parts []func() (store.BulkRow, bool)) (BulkStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stats := make([]BulkStats, len(parts))
@@ -135,8 +125,8 @@ func writeParts(ctx context.Context, bws []*bulkWriter, parts []func() (BulkRow,
 	var st BulkStats
 	for i, s := range stats {
 		st.Rows, st.Cells, st.Files, st.Bytes = st.Rows+s.Rows, st.Cells+s.Cells, st.Files+s.Files, st.Bytes+s.Bytes
-		if i > 0 && bws[i].first != nil && bws[i-1].last != nil && string(bws[i].first) <= string(bws[i-1].last) {
-			cancel(fmt.Errorf("%w: part %d starts at row %q, not after part %d's last, %q", store.ErrInvalid, i, bws[i].first, i-1, bws[i-1].last))
+		if first := bws[i].first(); i > 0 && first != nil && bws[i-1].last != nil && string(first) <= string(bws[i-1].last) {
+			cancel(fmt.Errorf("%w: part %d starts at row %q, not after part %d's last, %q", store.ErrInvalid, i, first, i-1, bws[i-1].last))
 		}
 	}
 	return st, context.Cause(ctx)
@@ -181,11 +171,10 @@ type bulkWriter struct {
 	paths   []string
 	key     []byte
 	sealed  []byte
-	first   []byte // the part's first row
 	last    []byte
 }
 
-func (bw *bulkWriter) write(ctx context.Context, next func() (BulkRow, bool)) (BulkStats, error) {
+func (bw *bulkWriter) write(ctx context.Context, next func() (store.BulkRow, bool)) (BulkStats, error) {
 	var st BulkStats
 	for n := 0; ; n++ {
 		row, ok := next()
@@ -204,15 +193,12 @@ func (bw *bulkWriter) write(ctx context.Context, next func() (BulkRow, bool)) (B
 }
 
 // row writes one row into its region's file.
-func (bw *bulkWriter) row(row BulkRow, st *BulkStats) error {
+func (bw *bulkWriter) row(row store.BulkRow, st *BulkStats) error {
 	if len(row.Key) == 0 {
 		return fmt.Errorf("%w: empty row key", store.ErrInvalid)
 	}
 	if bw.last != nil && string(row.Key) <= string(bw.last) {
 		return fmt.Errorf("%w: row %q after %q: rows must come in ascending order", store.ErrInvalid, row.Key, bw.last)
-	}
-	if bw.first == nil {
-		bw.first = row.Key
 	}
 	bw.last = row.Key
 	if bw.cur == nil || !bw.cur.r.info.Contains(row.Key) {
@@ -241,6 +227,14 @@ func (bw *bulkWriter) row(row BulkRow, st *BulkStats) error {
 	st.Cells += int64(len(row.Cells))
 	st.Bytes += size
 	return nil
+}
+
+// first is the first row written, nil before any.
+func (bw *bulkWriter) first() []byte {
+	if len(bw.regions) == 0 {
+		return nil
+	}
+	return bw.regions[0].first
 }
 
 // startRegion closes the file of the region before and opens r's.

@@ -13,10 +13,10 @@ import (
 )
 
 // bulkRows are n rows of a few cells each, in key order.
-func bulkRows(n int) []BulkRow {
-	var rows []BulkRow
+func bulkRows(n int) []store.BulkRow {
+	var rows []store.BulkRow
 	for i := range n {
-		row := BulkRow{Key: fmt.Appendf(nil, "row%06d", i), Writes: 2}
+		row := store.BulkRow{Key: fmt.Appendf(nil, "row%06d", i), Writes: 2}
 		for q := range 3 {
 			row.Cells = append(row.Cells, store.Cell{Qualifier: fmt.Appendf(nil, "q%d", q), Value: fmt.Appendf(nil, "value %d/%d", i, q)})
 		}
@@ -25,11 +25,11 @@ func bulkRows(n int) []BulkRow {
 	return rows
 }
 
-func feed(rows []BulkRow) func() (BulkRow, bool) {
+func feed(rows []store.BulkRow) func() (store.BulkRow, bool) {
 	i := 0
-	return func() (BulkRow, bool) {
+	return func() (store.BulkRow, bool) {
 		if i == len(rows) {
-			return BulkRow{}, false
+			return store.BulkRow{}, false
 		}
 		i++
 		return rows[i-1], true
@@ -194,7 +194,7 @@ func TestBulkLoadInParts(t *testing.T) {
 	rows := bulkRows(20_000)
 	// Cut inside the second region (row005000 on), so two parts write
 	// into it; and an empty part, as a table's merge may leave.
-	parts := [][]BulkRow{rows[:3000], rows[3000:12000], nil, rows[12000:]}
+	parts := [][]store.BulkRow{rows[:3000], rows[3000:12000], nil, rows[12000:]}
 	for _, splits := range []bool{false, true} {
 		o := Options{DisableSplits: !splits, InitialSplitSize: 64 << 10, MaxRegionSize: 256 << 10}
 		one, split := newBulkEngine(t, o), newBulkEngine(t, o)
@@ -252,7 +252,7 @@ func regionCharges(t *testing.T, e *Engine) []string {
 // Parts that overlap, or come out of order, are refused, naming them.
 func TestBulkLoadPartsOutOfOrder(t *testing.T) {
 	rows := bulkRows(10)
-	for _, parts := range [][2][]BulkRow{{rows[5:], rows[:5]}, {rows[:6], rows[5:]}} {
+	for _, parts := range [][2][]store.BulkRow{{rows[5:], rows[:5]}, {rows[:6], rows[5:]}} {
 		e := newBulkEngine(t, Options{})
 		_, err := e.BulkLoad(context.Background(), "t", feed(parts[0]), feed(parts[1]))
 		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), `part 1 starts at row "row00000`) {
