@@ -198,15 +198,18 @@ func TestBulkLoadInParts(t *testing.T) {
 	for _, splits := range []bool{false, true} {
 		o := Options{DisableSplits: !splits, InitialSplitSize: 64 << 10, MaxRegionSize: 256 << 10}
 		one, split := newBulkEngine(t, o), newBulkEngine(t, o)
-		if _, err := one.BulkLoad(ctx, "t", feed(rows)); err != nil {
+		whole, err := one.BulkLoad(ctx, "t", feed(rows))
+		if err != nil {
 			t.Fatal(err)
 		}
 		st, err := split.BulkLoad(ctx, "t", feed(parts[0]), feed(parts[1]), feed(parts[2]), feed(parts[3]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Rows != 20_000 || st.Cells != 60_000 {
-			t.Errorf("splits %v: stats %+v, want 20000 rows, 60000 cells", splits, st)
+		// A file a region a part: the first part's in the first region,
+		// the second's in both, the last's in the second.
+		if st.Rows != 20_000 || st.Cells != 60_000 || st.Files != 4 || st.Bytes != whole.Bytes || whole.Bytes <= 60_000 {
+			t.Errorf("splits %v: stats %+v, want 20000 rows, 60000 cells, 4 files and the whole load's %d bytes, over a byte a cell", splits, st, whole.Bytes)
 		}
 		if got, want := cells(t, split, "t"), cells(t, one, "t"); !slices.Equal(got, want) {
 			t.Fatalf("splits %v: the load in parts reads %d cells, in one %d: not the same", splits, len(got), len(want))
@@ -255,11 +258,27 @@ func TestBulkLoadPartsOutOfOrder(t *testing.T) {
 	for _, parts := range [][2][]store.BulkRow{{rows[5:], rows[:5]}, {rows[:6], rows[5:]}} {
 		e := newBulkEngine(t, Options{})
 		_, err := e.BulkLoad(context.Background(), "t", feed(parts[0]), feed(parts[1]))
-		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), `part 1 starts at row "row00000`) {
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), `part 1 starts at row "row00000`) ||
+			!strings.Contains(err.Error(), "not after part 0's last") {
 			t.Errorf("parts %s.. then %s..: %v, want ErrInvalid naming part 1", parts[0][0].Key, parts[1][0].Key, err)
 		}
 		if got := cells(t, e, "t"); len(got) != 0 {
 			t.Errorf("a refused load left %d cells", len(got))
 		}
+	}
+}
+
+// A region two parts wrote into is charged as one: the second part's
+// sizes and cut rows follow the first's, its first row a cut too.
+func TestBulkRegionJoin(t *testing.T) {
+	a := &bulkRegion{size: 10, writes: 2, bytesIn: 5, samples: []bulkSample{{row: []byte("r1"), size: 4, writes: 1, bytesIn: 2}}}
+	b := &bulkRegion{first: []byte("r2"), size: 6, writes: 3, bytesIn: 4, samples: []bulkSample{{row: []byte("r3"), size: 2, writes: 1, bytesIn: 1}}}
+	a.join(b)
+	got := fmt.Sprintf("%d %d %d", a.size, a.writes, a.bytesIn)
+	for _, s := range a.samples {
+		got += fmt.Sprintf(" %s:%d/%d/%d", s.row, s.size, s.writes, s.bytesIn)
+	}
+	if want := "16 5 9 r1:4/1/2 r2:10/2/5 r3:12/3/6"; got != want {
+		t.Errorf("joined region %s, want %s", got, want)
 	}
 }
