@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin
 RUNDIR  := .data/run
 
-.PHONY: build run test bench fuzz mutation clean
+.PHONY: build run test race bench fuzz mutation clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -29,20 +29,25 @@ run: build
 	@echo
 	@$(BIN)/loadgen flaws $(RUNDIR)/seed/results $(RUNDIR)/fixed/results
 
-# Every test (scripts/test.sh): go vet; every package at once, a line per
-# package as it finishes and per end-to-end test (the e2e package takes
-# about four minutes), whatever fails in full; then -race over the packages
-# whose goroutines share state, and each failure again in a few lines at
-# the end (a CI page shows a log's tail). The HBase client's ZooKeeper
-# path runs against a real ZooKeeper on a loopback port, stopped
-# afterwards whatever the tests say; the percentiles and interval logs
-# are checked against HdrHistogram's JavaScript port (npm, into
-# .data/hdrjs); chromium opens the HTML reports headless (screenshots in
-# .data/artifacts).
+# Every test, once (scripts/test.sh): go vet; then the end-to-end package
+# (a line per test, about five minutes) beside every other package (a
+# line per package as it finishes), whatever fails in full, and each
+# failure again in a few lines at the end (a CI page shows a log's tail).
+# The HBase client's ZooKeeper path runs against a real ZooKeeper on a
+# loopback port, stopped afterwards whatever the tests say; the
+# percentiles and interval logs are checked against HdrHistogram's
+# JavaScript port (npm, into .data/hdrjs); chromium opens the HTML
+# reports headless (screenshots in .data/artifacts).
 HDRJS_VERSION := 3.0.1
 
 test:
 	HDRJS_VERSION=$(HDRJS_VERSION) bash scripts/test.sh
+
+# The race detector over the packages whose goroutines share state: their
+# tests again, instrumented (two to three minutes). CI runs it after
+# make test.
+race:
+	HDRJS_VERSION=$(HDRJS_VERSION) bash scripts/test.sh race
 
 # The performance goals, one line each: two figures side by side, their
 # ratio and the goal, medians of 5 interleaved rounds (scripts/bench.sh).

@@ -57,6 +57,9 @@ func FuzzVerifyRules(f *testing.F) {
 	f.Add(uint64(1), uint8(0), uint8(3), uint8(7))
 	f.Add(uint64(2), uint8(1), uint8(12), uint8(255))
 	f.Add(uint64(3), uint8(2), uint8(20), uint8(4))
+	if raceOn {
+		f.Skip("run without -race: make test runs its seeds so, as TestVerifyRules")
+	}
 	bases, keep := map[string]runData{}, f.TempDir()
 	f.Fuzz(func(t *testing.T, seed uint64, design, a, b uint8) {
 		name := ruleDesigns[int(design)%len(ruleDesigns)]

@@ -36,8 +36,9 @@ package e2e
 //   - A fence says what it holds (sh, text, yaml, ...): one without is an
 //     error, so no example goes untested by accident.
 //
-// Groups run at once, a few at a time, so the whole takes well under a
-// minute; each block is cut off after blockTimeout.
+// Groups run at once, a few at a time, beside the other parallel tests,
+// so the whole takes about a minute; each block is cut off after
+// blockTimeout.
 
 import (
 	"bufio"
@@ -58,8 +59,8 @@ import (
 )
 
 const (
-	blockTimeout  = 55 * time.Second
-	docsParallel  = 8
+	blockTimeout  = 90 * time.Second
+	docsParallel  = 6
 	docTestMarker = "doc-test:"
 )
 
@@ -189,6 +190,7 @@ type docGroup struct {
 }
 
 func TestDocs(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

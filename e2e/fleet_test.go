@@ -131,9 +131,9 @@ func testRunID(t *testing.T) string {
 // Four members start within 20 ms of the instant they agreed on and step
 // their ramp within 20 ms of each other; merge is exact; the cluster
 // verifies clean; and Prometheus, scraping the four, sums to the merged
-// rate.
+// rate. Not parallel: 20 ms is a few of a busy machine's scheduling
+// delays (25 ms seen beside three other end-to-end tests).
 func TestFleetStartsTogether(t *testing.T) {
-	t.Parallel()
 	zk := fleetZK(t)
 	mc := startMinicluster(t)
 	dir := t.TempDir()

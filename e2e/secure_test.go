@@ -310,8 +310,10 @@ func TestSecuredOutlivesTickets(t *testing.T) {
 	k := krbtest.Start(t)
 	mc := startMinicluster(t, "--keytab", k.ServiceKeytab, "--principal", k.ServicePrincipal, "--protection", "privacy", "--drop-expired")
 	start := time.Now()
+	// Paced: the test is about the ticket's lifetime, not the cluster's
+	// throughput, and an unpaced worker spends a core for 45 s.
 	securedRun(t, mc, nil, t.TempDir(), []string{"--hbase-keytab", k.ShortKeytab, "--hbase-principal", k.ShortUser, "--krb5-conf", k.Krb5Conf},
-		"--duration", "45s")
+		"--duration", "45s", "--rate", "100")
 	if time.Since(start) < 45*time.Second {
 		t.Fatalf("the run took %v, not longer than two ticket lifetimes", time.Since(start))
 	}

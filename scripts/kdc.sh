@@ -85,6 +85,14 @@ EOF
 }
 
 # wait_up PORT LOG waits for the KDC to take TCP connections.
+# failed PORT LOG: krb5kdc exited before serving (a port taken since it
+# was chosen, say); its reason is in its log, not on stderr.
+failed() {
+	echo "kdc.sh: krb5kdc did not start on 127.0.0.1:$1; its log:" >&2
+	cat "$2" >&2 || true
+	exit 1
+}
+
 wait_up() {
 	for _ in $(seq 100); do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
@@ -124,7 +132,7 @@ start)
 	ka "ktadd -k $dir/short.keytab -norandkey cbshort@$realm"
 	# krb5kdc forks into the background and writes its pid file once it
 	# serves.
-	krb5kdc -P "$dir/kdc.pid"
+	krb5kdc -P "$dir/kdc.pid" || failed "$port" "$dir/kdc.log"
 	wait_up "$port" "$dir/kdc.log"
 	cat >"$dir/env" <<EOF
 REALM=$realm
@@ -151,7 +159,7 @@ skewed)
 	# Preloaded rather than run under the faketime command, which would
 	# stay in the foreground waiting for the daemon it started.
 	KRB5_CONFIG=$dir/skewed/krb5.conf KRB5_KDC_PROFILE=$dir/skewed/kdc.conf \
-		LD_PRELOAD=$lib FAKETIME="$offset" krb5kdc -P "$dir/skewed/kdc.pid"
+		LD_PRELOAD=$lib FAKETIME="$offset" krb5kdc -P "$dir/skewed/kdc.pid" || failed "$port" "$dir/kdc-skewed.log"
 	wait_up "$port" "$dir/kdc-skewed.log"
 	echo "kdc.sh: KDC with its clock $offset off on 127.0.0.1:$port (KRB5_CONFIG=$dir/skewed/krb5.conf)"
 	;;

@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# `make test`: every test, with progress as it goes. The prerequisites are
-# checked (or, as root, installed) before anything runs; then go vet, the
-# tests of every package at once (a line per package as it finishes, a
-# line per end-to-end test, whatever fails in full), then the race
-# detector over the packages that share state between goroutines, then
-# each failure again in a few lines.
-#   bash scripts/test.sh      (from the repository's root)
-# Environment: HDRJS_VERSION, the npm package's version to install.
+# `make test` and `make race`, with progress as they go.
+#   bash scripts/test.sh        every test once: go vet, then the end-to-end
+#                               package beside every other package
+#   bash scripts/test.sh race   the race detector over the packages whose
+#                               goroutines share state (CI runs it after
+#                               make test; it takes two to three minutes more)
+# The prerequisites are checked (or, as root, installed) before anything
+# runs; a line shows each package as it finishes and each end-to-end test,
+# whatever fails in full, and at the end each failure again in a few lines.
+# Run from the repository's root. Environment: HDRJS_VERSION, the npm
+# package's version to install.
 set -euo pipefail
+mode=${1:-all}
+case $mode in
+all | race) ;;
+*)
+	echo "usage: bash scripts/test.sh [race]" >&2
+	exit 2
+	;;
+esac
 zkdir=.data/zookeeper hdrjs=.data/hdrjs recap=.data/test-recap
 begin=$(date +%s)
 
@@ -18,26 +29,43 @@ if [ ! -d "$hdrjs/node_modules/hdr-histogram-js" ]; then
 fi
 go build -o .data/bin/testfmt ./scripts/testfmt
 rm -f "$recap"
-echo "go vet"
-go vet ./...
+if [ "$mode" = all ]; then
+	echo "go vet"
+	go vet ./...
+fi
 
 rm -rf "$zkdir"
 bash scripts/zookeeper.sh start "$zkdir"
 trap 'bash scripts/zookeeper.sh stop "$zkdir"' EXIT
-echo "go test: every package (the e2e package test by test, about four minutes)"
-status=0
 export COMMENTBENCH_ZK COMMENTBENCH_HDRJS COMMENTBENCH_CHROMIUM
 COMMENTBENCH_ZK=$(cat "$zkdir/addr")
 COMMENTBENCH_HDRJS=$PWD/$hdrjs/node_modules
 COMMENTBENCH_CHROMIUM=$(bash scripts/chromium.sh)
-# -parallel 4: the end-to-end tests mostly wait on the processes they
-# start (a Kerberos ticket's expiry, a run's seconds), so two at a time,
-# the default on two cores, leaves the cores idle.
-go test -count=1 -parallel 4 -json ./... | .data/bin/testfmt -each commentbench/e2e -recap "$recap" || status=1
-
-echo "go test -race: the packages whose goroutines share state"
-go test -count=1 -json -race ./store/... ./comments/... ./workload/... ./results/... ./check/... ./extsort/... \
-	./hbase/... ./hbasetest/... ./fleet/... | .data/bin/testfmt -recap "$recap" || status=1
+since=$(date +%s)
+show() { .data/bin/testfmt -since "$since" -recap "$recap" "$@"; }
+status=0
+if [ "$mode" = race ]; then
+	echo "go test -race: the packages whose goroutines share state"
+	go test -count=1 -json -race ./workload ./check ./store/embedded ./comments ./results ./extsort ./hbase ./fleet \
+		./hbasetest ./store ./store/hbase ./hbase/sasl | show -tag -race || status=1
+else
+	# Two runs side by side, on one clock: the end-to-end package, which
+	# is the long one and mostly waits on the processes it starts, and
+	# every other package, its longest first so its two slots end together.
+	# -parallel 4: two end-to-end tests at a time, the default on two
+	# cores, would leave the cores idle (a Kerberos ticket's expiry, a
+	# run's seconds).
+	echo "go test: the end-to-end package test by test (about five minutes), beside every other package"
+	long=(./workload ./report ./check ./keys ./store/embedded ./fleet)
+	others=$(go list ./... | grep -vxF -e commentbench/e2e "${long[@]/#./-ecommentbench}")
+	go test -count=1 -parallel 4 -json ./e2e | show -each commentbench/e2e &
+	e2e=$!
+	# Niced: the end-to-end tests that measure latency or start members
+	# together run first, and their figures are the machine's lag.
+	# shellcheck disable=SC2086
+	nice -n 10 go test -count=1 -json "${long[@]}" $others | show || status=1
+	wait $e2e || status=1
+fi
 
 # The failures again, short, as the last lines: a CI page shows a log's end.
 if [ -s "$recap" ]; then
@@ -46,5 +74,7 @@ if [ -s "$recap" ]; then
 fi
 verdict=passed
 [ $status = 0 ] || verdict=FAILED
-echo "make test $verdict in $(( $(date +%s) - begin ))s"
+name=test
+[ "$mode" = all ] || name=$mode
+echo "make $name $verdict in $(( $(date +%s) - begin ))s"
 exit $status

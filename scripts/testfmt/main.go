@@ -42,10 +42,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	each := fs.String("each", "", "comma-separated packages whose every top-level test gets a line")
 	recap := fs.String("recap", "", "a file to append each failure's short form to")
+	tag := fs.String("tag", "", "a word after every package's name (-race), when one run's packages come twice")
+	since := fs.Int64("since", 0, "the clock's zero in Unix seconds, when two runs share a log (default: now)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	f := newFormatter(stdout, strings.Split(*each, ","), time.Now)
+	if *tag != "" {
+		f.tag = " " + *tag
+	}
+	if *since > 0 {
+		f.start = time.Unix(*since, 0)
+	}
 	err := f.read(stdin)
 	if err == nil && *recap != "" && len(f.recap) > 0 {
 		err = appendFile(*recap, strings.Join(f.recap, ""))
@@ -78,6 +86,8 @@ type formatter struct {
 	now    func() time.Time
 	start  time.Time
 	failed bool
+	// tag follows every package's name: " -race", or "".
+	tag string
 	// recap holds each failure's short form, in the order they failed.
 	recap []string
 	// out holds output not yet shown, by package, then top-level test ("":
@@ -117,8 +127,8 @@ func (f *formatter) handle(e event) {
 	case "build-fail":
 		f.failed = true
 		out := f.take(e.ImportPath, "")
-		f.printf("%s BUILD FAILED %s\n%s", f.clock(), e.ImportPath, out)
-		f.recap = append(f.recap, fmt.Sprintf("BUILD FAILED %s\n%s", e.ImportPath, indent(gist(out))))
+		f.printf("%s BUILD FAILED %s%s\n%s", f.clock(), e.ImportPath, f.tag, out)
+		f.recap = append(f.recap, fmt.Sprintf("BUILD FAILED %s%s\n%s", e.ImportPath, f.tag, indent(gist(out))))
 	case "pass", "fail", "skip":
 		if e.Test == "" {
 			f.packageDone(e)
@@ -155,12 +165,12 @@ func (f *formatter) testDone(e event) {
 	switch {
 	case e.Action == "fail":
 		f.failed = true
-		f.printf("%s FAIL %s %s (%.1fs)\n%s", f.clock(), short(e.Package), e.Test, e.Elapsed, indent(out))
-		f.recap = append(f.recap, fmt.Sprintf("FAIL %s %s\n%s", short(e.Package), e.Test, indent(gist(out))))
+		f.printf("%s FAIL %s%s %s (%.1fs)\n%s", f.clock(), short(e.Package), f.tag, e.Test, e.Elapsed, indent(out))
+		f.recap = append(f.recap, fmt.Sprintf("FAIL %s%s %s\n%s", short(e.Package), f.tag, e.Test, indent(gist(out))))
 	case e.Action == "skip":
-		f.printf("%s skip %s %s: %s\n", f.clock(), short(e.Package), e.Test, skipReason(out))
+		f.printf("%s skip %s%s %s: %s\n", f.clock(), short(e.Package), f.tag, e.Test, skipReason(out))
 	case f.each[e.Package]:
-		f.printf("%s      %s %s (%.1fs)\n", f.clock(), short(e.Package), e.Test, e.Elapsed)
+		f.printf("%s      %s%s %s (%.1fs)\n", f.clock(), short(e.Package), f.tag, e.Test, e.Elapsed)
 	}
 }
 
@@ -170,13 +180,13 @@ func (f *formatter) packageDone(e event) {
 	switch {
 	case e.Action == "fail":
 		f.failed = true
-		f.printf("%s FAIL %s (%.1fs)\n%s", f.clock(), e.Package, e.Elapsed, indent(own))
+		f.printf("%s FAIL %s%s (%.1fs)\n%s", f.clock(), e.Package, f.tag, e.Elapsed, indent(own))
 		if g := gist(own); g != "" {
-			f.recap = append(f.recap, fmt.Sprintf("FAIL %s\n%s", e.Package, indent(g)))
+			f.recap = append(f.recap, fmt.Sprintf("FAIL %s%s\n%s", e.Package, f.tag, indent(g)))
 		}
 	case strings.Contains(own, "[no test files]"):
 	default:
-		f.printf("%s ok   %s (%.1fs)\n", f.clock(), e.Package, e.Elapsed)
+		f.printf("%s ok   %s%s (%.1fs)\n", f.clock(), e.Package, f.tag, e.Elapsed)
 	}
 }
 

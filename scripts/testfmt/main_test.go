@@ -153,3 +153,33 @@ func TestRunRecapFile(t *testing.T) {
 		t.Errorf("an unwritable recap: exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// -tag marks every package line, failure and recap of a run whose
+// packages come twice in one log (the race detector's), and -since puts
+// its clock on the other run's zero.
+func TestRunTagAndSince(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recap")
+	var out, errOut strings.Builder
+	since := time.Now().Add(-125 * time.Second).Unix()
+	code := run([]string{"-tag", "-race", "-since", fmt.Sprint(since), "-each", "m/e2e", "-recap", path},
+		strings.NewReader(session), &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errOut.String())
+	}
+	for _, want := range []string{"FAIL unit -race TestA (0.2s)", "      e2e -race TestSlow (12.3s)", "skip e2e -race TestZK:",
+		"FAIL m/unit -race (0.5s)", "ok   m/e2e -race (14.0s)", "BUILD FAILED m/broken [m/broken.test] -race"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.HasPrefix(out.String(), "[ 2:0") {
+		t.Errorf("the clock does not count from -since, 125 s ago:\n%s", out.String())
+	}
+	recap, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(recap), "FAIL unit -race TestA\n") || !strings.Contains(string(recap), "BUILD FAILED m/broken [m/broken.test] -race\n") {
+		t.Errorf("the recap does not carry the tag:\n%s", recap)
+	}
+}

@@ -6,6 +6,7 @@
 package krbtest
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -54,27 +55,49 @@ func Available(t testing.TB) {
 	}
 }
 
-// FreePort is a loopback TCP port nobody listens on right now.
+// FreePort is a loopback port nobody listens on right now, on TCP or on
+// UDP: a KDC serves both, and a client's ephemeral UDP port (a kinit's,
+// another test's) is as much in its way as a listener.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		udp, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		ln.Close()
+		if err == nil {
+			udp.Close()
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no loopback port free on both TCP and UDP in 20 tries")
+	return 0
 }
 
 // Start makes a realm in a fresh temporary directory.
 func Start(t testing.TB) *KDC {
 	t.Helper()
 	Available(t)
-	dir := t.TempDir()
-	port := FreePort(t)
-	out, err := exec.Command("bash", script(), "start", dir, strconv.Itoa(port)).CombinedOutput()
-	t.Cleanup(func() { _ = exec.Command("bash", script(), "stop", dir).Run() })
+	var dir string
+	var port int
+	// A port free when chosen can be taken before the KDC binds it: each
+	// try gets a fresh port and a fresh directory (the database of a
+	// failed start is still there).
+	err := retry(t, func() error {
+		dir, port = t.TempDir(), FreePort(t)
+		d := dir
+		out, err := exec.Command("bash", script(), "start", d, strconv.Itoa(port)).CombinedOutput()
+		t.Cleanup(func() { _ = exec.Command("bash", script(), "stop", d).Run() })
+		if err != nil {
+			return fmt.Errorf("scripts/kdc.sh start: %v\n%s", err, out)
+		}
+		return nil
+	})
 	if err != nil {
-		t.Fatalf("scripts/kdc.sh start: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	realm := "COMMENTBENCH.TEST"
 	return &KDC{
@@ -95,9 +118,15 @@ func (k *KDC) Skewed(t testing.TB, offset string) string {
 		}
 		t.Skip("faketime missing: install faketime to run the clock-skew test")
 	}
-	out, err := exec.Command("bash", script(), "skewed", k.Dir, offset, strconv.Itoa(FreePort(t))).CombinedOutput()
+	err := retry(t, func() error {
+		out, err := exec.Command("bash", script(), "skewed", k.Dir, offset, strconv.Itoa(FreePort(t))).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("scripts/kdc.sh skewed: %v\n%s", err, out)
+		}
+		return nil
+	})
 	if err != nil {
-		t.Fatalf("scripts/kdc.sh skewed: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return filepath.Join(k.Dir, "skewed", "krb5.conf")
 }
@@ -114,4 +143,19 @@ func (k *KDC) Kinit(t testing.TB, ccache, keytab, principal string) {
 		}
 		t.Fatalf("kinit %s: %v\n%s", principal, err, strings.TrimSpace(string(out)))
 	}
+}
+
+// retry runs start up to three times, logging each failure but the last,
+// which it returns.
+func retry(t testing.TB, start func() error) error {
+	var err error
+	for try := 1; try <= 3; try++ {
+		if err = start(); err == nil {
+			return nil
+		}
+		if try < 3 {
+			t.Logf("try %d: %v", try, err)
+		}
+	}
+	return err
 }
