@@ -3,6 +3,7 @@ package krbtest
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -21,10 +22,25 @@ func TestRetry(t *testing.T) {
 		t.Errorf("two failures then a start: %v after %d calls, want nil after 3", err, calls)
 	}
 	calls = 0
-	err := retry(t, func() error { calls++; return fmt.Errorf("try %d", calls) })
+	logs := &logged{TB: t}
+	err := retry(logs, func() error { calls++; return fmt.Errorf("try %d", calls) })
 	if err == nil || err.Error() != "try 3" || calls != 3 {
 		t.Errorf("always failing: %v after %d calls, want try 3 after 3", err, calls)
 	}
+	// The last failure is returned, not logged too.
+	if want := []string{"try 1: try 1", "try 2: try 2"}; !slices.Equal(logs.lines, want) {
+		t.Errorf("logged %q, want %q", logs.lines, want)
+	}
+}
+
+// logged keeps what a test logs.
+type logged struct {
+	testing.TB
+	lines []string
+}
+
+func (l *logged) Logf(format string, args ...any) {
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
 // The port FreePort gives can be bound on TCP and on UDP.
