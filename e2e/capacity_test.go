@@ -108,34 +108,43 @@ func TestCapacityFound(t *testing.T) {
 	const capacity = 800.0
 	scenario := filepath.Join("testdata", "capacity.yaml")
 	slo := "action:post-comment:p99<=100ms"
-	r := capacityRun(t, "--scenario", scenario, "--servers", "1", "--ramp", "600:1000:40/1s", "--duration", "11s", "--slo", slo)
-	c := r.Capacity
-	if c == nil || math.Abs(c.KneeRate-capacity)/capacity > 0.1 || len(r.Steps) < 8 {
-		t.Fatalf("ramp: capacity %+v over %d steps, want a knee within 10%% of %v", c, len(r.Steps), capacity)
-	}
-	if fb := c.FirstBreach; fb == nil || fb.SLO != slo || fb.Busiest == nil || fb.Busiest.Server != "rs1" || !fb.Busiest.Modeled ||
-		fb.Busiest.Value < 0.9 || fb.HottestRegion == "" {
-		t.Errorf("ramp: first breach %+v, want the SLO, rs1 busy and a hottest region", fb)
-	}
-	for i, st := range r.Steps {
-		if want := 600 + 40*float64(i); st.Target != want {
-			t.Errorf("ramp step %d at %v/s, want %v (the warm-up spends no step)", i+1, st.Target, want)
+	// The ramp and the search side by side: each mostly waits on its
+	// modeled server's queue (a tenth of a core), and one after the other
+	// they took fifty seconds.
+	t.Run("ramp", func(t *testing.T) {
+		t.Parallel()
+		r := capacityRun(t, "--scenario", scenario, "--servers", "1", "--ramp", "600:1000:40/1s", "--duration", "11s", "--slo", slo)
+		c := r.Capacity
+		if c == nil || math.Abs(c.KneeRate-capacity)/capacity > 0.1 || len(r.Steps) < 8 {
+			t.Fatalf("capacity %+v over %d steps, want a knee within 10%% of %v", c, len(r.Steps), capacity)
 		}
-	}
-
-	s := capacityRun(t, "--scenario", scenario, "--servers", "1", "--find-capacity", "500:1200", "--settle", "3s", "--probe", "2s", "--slo", slo)
-	c = s.Capacity
-	// The search bisects to within 5%; a machine busy with make test's
-	// other tests lags the model's queues by a few per cent more (741/s
-	// seen), as the ramp's bound allows for too.
-	if c == nil || c.Search == nil || c.KneeRate > capacity*1.1 || c.KneeRate < capacity*0.9 {
-		t.Fatalf("search: capacity %+v, want within 10%% of %v", c, capacity)
-	}
-	t.Logf("ramp knee %v/s, search %v/s (%s), known capacity %v/s", r.Capacity.KneeRate, c.KneeRate, c.Search.Note, capacity)
-	if c.Search.Probes != len(s.Steps) || s.Steps[0].Target != 500 || s.Steps[1].Target != 1200 || s.Interrupted {
-		t.Errorf("search: %d probes reported, %d steps (%v, %v first), interrupted %v", c.Search.Probes, len(s.Steps),
-			s.Steps[0].Target, s.Steps[1].Target, s.Interrupted)
-	}
+		if fb := c.FirstBreach; fb == nil || fb.SLO != slo || fb.Busiest == nil || fb.Busiest.Server != "rs1" || !fb.Busiest.Modeled ||
+			fb.Busiest.Value < 0.9 || fb.HottestRegion == "" {
+			t.Errorf("first breach %+v, want the SLO, rs1 busy and a hottest region", fb)
+		}
+		for i, st := range r.Steps {
+			if want := 600 + 40*float64(i); st.Target != want {
+				t.Errorf("step %d at %v/s, want %v (the warm-up spends no step)", i+1, st.Target, want)
+			}
+		}
+		t.Logf("knee %v/s, known capacity %v/s", c.KneeRate, capacity)
+	})
+	t.Run("search", func(t *testing.T) {
+		t.Parallel()
+		s := capacityRun(t, "--scenario", scenario, "--servers", "1", "--find-capacity", "500:1200", "--settle", "3s", "--probe", "2s", "--slo", slo)
+		c := s.Capacity
+		// The search bisects to within 5%; a machine busy with make test's
+		// other tests lags the model's queues by a few per cent more (741/s
+		// seen), as the ramp's bound allows for too.
+		if c == nil || c.Search == nil || c.KneeRate > capacity*1.1 || c.KneeRate < capacity*0.9 {
+			t.Fatalf("capacity %+v, want within 10%% of %v", c, capacity)
+		}
+		t.Logf("%v/s (%s), known capacity %v/s", c.KneeRate, c.Search.Note, capacity)
+		if c.Search.Probes != len(s.Steps) || s.Steps[0].Target != 500 || s.Steps[1].Target != 1200 || s.Interrupted {
+			t.Errorf("%d probes reported, %d steps (%v, %v first), interrupted %v", c.Search.Probes, len(s.Steps),
+				s.Steps[0].Target, s.Steps[1].Target, s.Interrupted)
+		}
+	})
 }
 
 // Bad capacity input is refused before anything runs, naming the flag and

@@ -104,6 +104,7 @@ func TestHBaseBackendCI(t *testing.T) {
 // and verify finds every acknowledged comment; unknown outcomes are
 // reported apart.
 func TestHBaseSplitAndKillDuringLoad(t *testing.T) {
+	t.Parallel()
 	cl, eng := cluster(t)
 	dir := t.TempDir()
 	args := append(hbaseArgs(cl, "cb_"), "--preset", "ci", "--layout", "unique", "--ops", "0", "--duration", "6s",

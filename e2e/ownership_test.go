@@ -147,6 +147,7 @@ func TestHBaseListTablesFails(t *testing.T) {
 // gives its usual verdict without sending one; loadgen exits 2 at the
 // first change it asks for, which is denied, and nothing is created.
 func TestHBaseReadOnlyCluster(t *testing.T) {
+	t.Parallel()
 	cl, eng := cluster(t)
 	c := dialHBase(t, cl)
 	dir := t.TempDir()

@@ -84,7 +84,6 @@ krb5_conf() {
 EOF
 }
 
-# wait_up PORT LOG waits for the KDC to take TCP connections.
 # failed PORT LOG: krb5kdc exited before serving (a port taken since it
 # was chosen, say); its reason is in its log, not on stderr.
 failed() {
@@ -93,6 +92,7 @@ failed() {
 	exit 1
 }
 
+# wait_up PORT LOG waits for the KDC to take TCP connections.
 wait_up() {
 	for _ in $(seq 100); do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then

@@ -58,14 +58,24 @@ else
 	echo "go test: the end-to-end package test by test (about five minutes), beside every other package"
 	long=(./workload ./report ./check ./keys ./store/embedded ./fleet)
 	others=$(go list ./... | grep -vxF -e commentbench/e2e "${long[@]/#./-ecommentbench}")
-	go test -count=1 -parallel 4 -json ./e2e | show -each commentbench/e2e &
+	# In a session of its own, so that on an interrupt or an early exit
+	# the trap below stops all of it, the processes its tests started
+	# too; a job put in the background ignores the terminal's Ctrl-C.
+	setsid -w bash -c 'set -o pipefail; go test -count=1 -parallel 4 -json ./e2e |
+		.data/bin/testfmt -since "$1" -recap "$2" -each commentbench/e2e' e2e "$since" "$recap" &
 	e2e=$!
-	# One at a time and niced: the end-to-end tests that measure latency
-	# or start members together run first, and what they measure is the
-	# machine's lag too (a modeled server's p99 doubled beside two other
-	# packages compiling and testing).
+	trap 'kill -TERM -- -$e2e 2>/dev/null || true; bash scripts/zookeeper.sh stop "$zkdir"' EXIT
+	# go test exits by itself on Ctrl-C, so without this bash would go on
+	# to wait for the end-to-end run.
+	trap 'exit 130' INT TERM
+	# One at a time: the end-to-end tests that measure latency or start
+	# members together run first, and what they measure is the machine's
+	# lag too (a modeled server's p99 doubled beside two other packages
+	# compiling and testing). Not niced: the parallel end-to-end tests
+	# that follow take every core they are given, and a niced run's last
+	# packages waited minutes for their turn.
 	# shellcheck disable=SC2086
-	nice -n 10 go test -p 1 -count=1 -json "${long[@]}" $others | show || status=1
+	go test -p 1 -count=1 -json "${long[@]}" $others | show || status=1
 	wait $e2e || status=1
 fi
 
