@@ -58,7 +58,7 @@ func TestHBaseBackendCI(t *testing.T) {
 	for _, layout := range []string{"unique", "seed"} {
 		dir := t.TempDir()
 		prefix := "cb_" + layout + "_"
-		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--workers", "1", "--layout", layout,
+		args := append(hbaseArgs(cl, prefix), "--preset", "ci", "--workers", "1", "--layout", layout, "--duration", ciCap,
 			"--quiet", "--out", filepath.Join(dir, "hb"))
 		out, errOut, code := run(t, "loadgen", args...)
 		if code != 0 {
