@@ -43,6 +43,8 @@ COMMENTBENCH_HDRJS=$PWD/$hdrjs/node_modules
 COMMENTBENCH_CHROMIUM=$(bash scripts/chromium.sh)
 since=$(date +%s)
 show() { .data/bin/testfmt -since "$since" -recap "$recap" "$@"; }
+export -f show
+export since recap
 status=0
 if [ "$mode" = race ]; then
 	echo "go test -race: the packages whose goroutines share state"
@@ -61,8 +63,7 @@ else
 	# In a session of its own, so that on an interrupt or an early exit
 	# the trap below stops all of it, the processes its tests started
 	# too; a job put in the background ignores the terminal's Ctrl-C.
-	setsid -w bash -c 'set -o pipefail; go test -count=1 -parallel 4 -json ./e2e |
-		.data/bin/testfmt -since "$1" -recap "$2" -each commentbench/e2e' e2e "$since" "$recap" &
+	setsid -w bash -c 'set -o pipefail; go test -count=1 -parallel 4 -json ./e2e | show -each commentbench/e2e' &
 	e2e=$!
 	trap 'kill -TERM -- -$e2e 2>/dev/null || true; bash scripts/zookeeper.sh stop "$zkdir"' EXIT
 	# go test exits by itself on Ctrl-C, so without this bash would go on
